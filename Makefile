@@ -1,0 +1,47 @@
+# tnbc: trace-and-tune toolchain and runtime for MPI collectives.
+#
+#   make          build everything (-Wall -Wextra -Werror)
+#   make deps     install missing Debian packages (needs root)
+#   make check    run every test suite (prints one summary line at the end)
+#   make demo     the whole workflow on an emulated cluster
+#   make bench    the long measurements (results under $(BUILD)/bench and docs/)
+#
+# Each component adds itself through a module.mk fragment: it appends to
+# ALL_TARGETS, CHECK_SUITES (name N => target check-N) and BENCH_SUITES
+# (name N => target bench-N). One concern per fragment; none edits another.
+
+include mk/config.mk
+
+ALL_TARGETS  :=
+CHECK_SUITES :=
+BENCH_SUITES :=
+
+.DEFAULT_GOAL := all
+
+MODULES := $(sort $(wildcard */module.mk libcomm/*/module.mk))
+include $(MODULES)
+
+.PHONY: all deps check bench demo clean check-san
+all: $(ALL_TARGETS)
+
+deps:
+	@scripts/deps.sh
+
+# check: every suite, each bounded in time, one summary line at the end.
+check: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/check-all $(CHECK_SUITES)
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/bench-all $(BENCH_SUITES)
+
+clean:
+	rm -rf build build-asan build-ubsan build-tsan
+
+# Generic compile rule: mpicc (wrapping gcc) so any source may include mpi.h.
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -c $< -o $@
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

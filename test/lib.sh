@@ -1,0 +1,88 @@
+# Shared shell helpers for test suites. Source it, call t_* functions, end with
+# t_summary. Every check is bounded in time; a hang is a failure with a message.
+#
+#   t_run NAME CMD...        pass if CMD exits 0 (output kept in the suite log)
+#   t_expect_fail NAME CMD.. pass if CMD exits non-zero without hanging/crashing
+#   t_skip NAME REASON       counted as skipped, never as passed
+#   t_cmocka BIN             run a cmocka binary in TAP mode, count each test
+#   t_mpirun NP ARGS...      mpirun bounded by T_TIMEOUT seconds (default 60)
+#   t_summary                prints "SUITE: N passed, N failed, N skipped"
+
+: "${T_SUITE:=$(basename "${BASH_SOURCE[1]:-suite}" .sh)}"
+: "${T_TIMEOUT:=60}"
+: "${T_LOGDIR:=${BUILD:-build}/test-logs/$T_SUITE}"
+mkdir -p "$T_LOGDIR"
+T_PASS=0 T_FAIL=0 T_SKIP=0
+
+if [[ $(id -u) -eq 0 ]]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+# Keep Open MPI quiet and predictable on a small shared machine.
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl_base_warn_component_unused=0
+export OMPI_MCA_mpi_yield_when_idle=1
+
+_t_log() { echo "$T_LOGDIR/$(echo "$1" | tr -c 'A-Za-z0-9_.-' '_').log"; }
+
+_t_result() { # NAME RC LOG
+    local name=$1 rc=$2 log=$3
+    if [[ $rc -eq 0 ]]; then
+        T_PASS=$((T_PASS + 1)); echo "  ok   $name"
+    else
+        T_FAIL=$((T_FAIL + 1))
+        if [[ $rc -eq 124 || $rc -eq 137 ]]; then
+            echo "  FAIL $name (timed out after ${T_TIMEOUT}s)"
+        else
+            echo "  FAIL $name (exit $rc)"
+        fi
+        sed 's/^/       | /' "$log" | tail -n 25
+    fi
+}
+
+t_run() {
+    local name=$1; shift
+    local log; log=$(_t_log "$name")
+    timeout -k 5 "$T_TIMEOUT" "$@" >"$log" 2>&1
+    _t_result "$name" $? "$log"
+}
+
+t_expect_fail() {
+    local name=$1; shift
+    local log rc; log=$(_t_log "$name")
+    timeout -k 5 "$T_TIMEOUT" "$@" >"$log" 2>&1; rc=$?
+    if [[ $rc -eq 0 ]]; then
+        echo "expected failure, got exit 0" >>"$log"; _t_result "$name" 1 "$log"
+    elif [[ $rc -eq 124 || $rc -eq 137 || $rc -ge 128 ]]; then
+        echo "expected a clean failure, got exit $rc (hang or signal)" >>"$log"
+        _t_result "$name" "$rc" "$log"
+    else
+        _t_result "$name" 0 "$log"
+    fi
+}
+
+t_skip() {
+    T_SKIP=$((T_SKIP + 1)); echo "  skip $1: $2"
+}
+
+t_cmocka() {
+    local bin=$1 log rc; log=$(_t_log "$(basename "$bin")")
+    CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 5 "$T_TIMEOUT" "$bin" >"$log" 2>&1; rc=$?
+    local ok notok
+    ok=$(grep -c '^ok ' "$log"); notok=$(grep -c '^not ok ' "$log")
+    T_PASS=$((T_PASS + ok)); T_FAIL=$((T_FAIL + notok))
+    echo "  $(basename "$bin"): $ok ok, $notok not ok"
+    if [[ $notok -gt 0 || $rc -ne 0 || $ok -eq 0 ]]; then
+        [[ $notok -eq 0 ]] && { T_FAIL=$((T_FAIL + 1)); echo "  FAIL $(basename "$bin") exit $rc"; }
+        sed 's/^/       | /' "$log" | tail -n 25
+    fi
+}
+
+t_mpirun() {
+    local np=$1; shift
+    timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np "$np" "$@"
+}
+
+t_summary() {
+    echo "$T_SUITE: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
+    [[ $T_FAIL -eq 0 ]]
+}
