@@ -1,0 +1,76 @@
+-- tnbc trace database, schema version 1. See docs/schema.md.
+-- One database per rank while running; `tnbc merge` folds them into one.
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run (
+    rank          INTEGER PRIMARY KEY,   -- rank in MPI_COMM_WORLD
+    world_size    INTEGER NOT NULL,
+    host          TEXT    NOT NULL,      -- MPI_Get_processor_name
+    pid           INTEGER NOT NULL,
+    command_line  TEXT    NOT NULL,
+    start_unix_ns INTEGER NOT NULL,      -- wall clock at MPI_Init
+    start_tsc     INTEGER NOT NULL,      -- clock ticks at MPI_Init
+    tsc_hz        REAL    NOT NULL,      -- ticks per second
+    clock_source  TEXT    NOT NULL,      -- 'tsc' or 'clock_gettime'
+    mode          TEXT    NOT NULL,      -- 'trace' or 'replay'
+    page_size     INTEGER NOT NULL,
+    copy_bw       REAL    NOT NULL,      -- measured memcpy bytes/s (for Tinit)
+    mprotect_ns   REAL    NOT NULL,      -- measured cost of one mprotect call
+    fault_ns      REAL    NOT NULL,      -- measured cost of one guarded fault
+    finished      INTEGER NOT NULL DEFAULT 0  -- 1 once MPI_Finalize ran
+);
+CREATE TABLE IF NOT EXISTS site (
+    rank     INTEGER NOT NULL,
+    site     TEXT    NOT NULL,           -- stable id: module+offset[;...]
+    module   TEXT    NOT NULL,
+    offset   INTEGER NOT NULL,
+    symbol   TEXT,
+    op       TEXT    NOT NULL,
+    calls    INTEGER NOT NULL,           -- all invocations, traced or not
+    traced   INTEGER NOT NULL,           -- invocations with guards
+    total_ns INTEGER NOT NULL,           -- time inside the collective, all calls
+    bytes    INTEGER NOT NULL,           -- receive bytes, all calls
+    PRIMARY KEY (rank, site, op)
+);
+CREATE TABLE IF NOT EXISTS call (
+    call_id        INTEGER PRIMARY KEY,  -- unique in the merged database
+    rank           INTEGER NOT NULL,
+    site           TEXT    NOT NULL,
+    invocation     INTEGER NOT NULL,     -- 0-based count at this site and rank
+    op             TEXT    NOT NULL,     -- 'alltoall', 'bcast', ...
+    comm_size      INTEGER NOT NULL,
+    comm_rank      INTEGER NOT NULL,
+    root           INTEGER NOT NULL,     -- -1 when the operation has none
+    send_type_size INTEGER NOT NULL,
+    recv_type_size INTEGER NOT NULL,
+    send_bytes     INTEGER NOT NULL,
+    recv_bytes     INTEGER NOT NULL,
+    block_bytes    INTEGER NOT NULL,     -- bytes per receive block; -1 if varying
+    nsub           INTEGER NOT NULL,     -- receive sub-messages
+    chunks         INTEGER NOT NULL,     -- m for single-block operations, else 0
+    entry_tsc      INTEGER NOT NULL,
+    return_tsc     INTEGER NOT NULL,
+    wait_ns        INTEGER NOT NULL DEFAULT 0  -- replay: time blocked in faults
+);
+CREATE TABLE IF NOT EXISTS submsg (
+    call_id INTEGER NOT NULL,
+    side    TEXT    NOT NULL,            -- 'recv' or 'send'
+    idx     INTEGER NOT NULL,            -- sub-message index (source block / chunk)
+    peer    INTEGER NOT NULL,            -- source (recv) or destination (send); -1 for chunks
+    addr_offset INTEGER NOT NULL,        -- byte offset in the buffer
+    bytes   INTEGER NOT NULL,
+    guard   TEXT    NOT NULL,            -- 'guarded', 'partial', 'edge', 'empty', 'off'
+    PRIMARY KEY (call_id, side, idx)
+);
+CREATE TABLE IF NOT EXISTS touch (
+    call_id INTEGER NOT NULL,
+    side    TEXT    NOT NULL,
+    idx     INTEGER NOT NULL,
+    ord     INTEGER,                     -- first-touch order (0 = first); NULL for releases
+    tsc     INTEGER NOT NULL,
+    how     TEXT    NOT NULL,            -- 'read', 'write', 'access' or 'release:<why>'
+    PRIMARY KEY (call_id, side, idx)
+);
+CREATE INDEX IF NOT EXISTS call_by_site ON call (site, rank, invocation);
