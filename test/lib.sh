@@ -21,6 +21,13 @@ fi
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl_base_warn_component_unused=0
 export OMPI_MCA_mpi_yield_when_idle=1
+# One host: shared memory only, and the runtime's own traffic on loopback.
+# (With the TCP BTL loaded, Open MPI probes every interface, including the
+# bridges of emulated clusters, and a 4-rank job can take seconds to end.)
+# A test that wants TCP says so on its mpirun command line, which wins.
+: "${OMPI_MCA_btl:=self,vader}"
+: "${OMPI_MCA_oob_tcp_if_include:=lo}"
+export OMPI_MCA_btl OMPI_MCA_oob_tcp_if_include
 
 _t_log() { echo "$T_LOGDIR/$(echo "$1" | tr -c 'A-Za-z0-9_.-' '_').log"; }
 
