@@ -199,7 +199,8 @@ static int open_for_one_instruction(struct tnbc_guard *g, uintptr_t page, void *
 {
 #if HAVE_SINGLE_STEP
     ucontext_t *uc = ctx;
-    if (npend >= MAX_PENDING || atomic_fetch_add(&g->rearms, 1) >= rearm_max)
+    if (npend >= MAX_PENDING ||
+        atomic_fetch_add(&g->page_rearms[(page - g->lo) / page_size], 1) >= rearm_max)
         return -1;
     atomic_fetch_add(&g->obj.pins, 1);    /* held until the trap */
     pend[npend].g = g;
@@ -379,6 +380,18 @@ static enum tnbc_sub_cover cover_of(const struct tnbc_guard *g, int s)
     return (a >= g->lo && b <= g->hi) ? TNBC_COVER_GUARDED : TNBC_COVER_PARTIAL;
 }
 
+static void free_arrays(struct tnbc_guard *g)
+{
+    free(g->order);
+    free((void *)g->open);
+    free(g->cover);
+    free((void *)g->page_rearms);
+    g->order = NULL;
+    g->open = NULL;
+    g->cover = NULL;
+    g->page_rearms = NULL;
+}
+
 long tnbc_guard_arm(struct tnbc_guard *g)
 {
     const struct tnbc_layout *l = g->layout;
@@ -391,12 +404,14 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     g->order = NULL;
     g->open = NULL;
     g->cover = NULL;
+    g->page_rearms = NULL;
     if (!l->base || g->lo >= g->hi || n <= 0)
         return 0;
     g->order = malloc((size_t)n * sizeof *g->order);
     g->open = calloc((size_t)n, sizeof *g->open);
     g->cover = malloc((size_t)n);
-    if (!g->order || !g->open || !g->cover)
+    g->page_rearms = calloc((g->hi - g->lo) / page_size, sizeof *g->page_rearms);
+    if (!g->order || !g->open || !g->cover || !g->page_rearms)
         goto fail;
     for (int i = 0; i < n; i++) {
         g->order[i] = i;
@@ -406,7 +421,6 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     }
     qsort_r(g->order, (size_t)n, sizeof *g->order, compare_offsets, (void *)l);
     atomic_flag_clear(&g->lock);
-    atomic_store(&g->rearms, 0);
     atomic_store(&g->obj.pins, 0);
     if (tnbc_range_insert(g->lo, g->hi, &g->obj) != 0)
         goto fail;               /* overlaps a live guard */
@@ -418,12 +432,7 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     atomic_fetch_add(&armed_guards, 1);
     return (long)(g->hi - g->lo);
 fail:
-    free(g->order);
-    free(g->open);
-    free(g->cover);
-    g->order = NULL;
-    g->open = NULL;
-    g->cover = NULL;
+    free_arrays(g);
     return -1;
 }
 
@@ -440,12 +449,7 @@ void tnbc_guard_disarm(struct tnbc_guard *g, enum tnbc_release_reason why)
     tnbc_range_remove(&g->obj);
     g->armed = 0;
     atomic_fetch_sub(&armed_guards, 1);
-    free(g->order);
-    free((void *)g->open);
-    free(g->cover);
-    g->order = NULL;
-    g->open = NULL;
-    g->cover = NULL;
+    free_arrays(g);
 }
 
 struct release_arg {

@@ -71,7 +71,7 @@ struct tnbc_guard {
     atomic_uchar *open;                /* per sub: bytes may be exposed */
     unsigned char *cover;              /* per sub: enum tnbc_sub_cover */
     atomic_flag lock;                  /* serialises mprotect on this guard */
-    atomic_int rearms;
+    atomic_int *page_rearms;           /* per protected page: single steps */
     int armed;
     struct tnbc_guard *next_active;
 };

@@ -8,8 +8,11 @@
  *            of the blocks (per-source ops) or chunks (bcast/allreduce, m=4)
  *     OFFSET bytes to shift the receive buffer from a page boundary (default
  *            0 = page-aligned); non-zero makes blocks straddle pages
- * Prints "access_order: ok" when every value read is right. */
+ * Prints "access_order: ok" when every value read is right.
+ * ACCESS_ORDER_KILL_AFTER=N: rank 0 kills itself (SIGKILL) after N
+ * iterations, to test that a killed run keeps what was traced. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +70,10 @@ int main(int argc, char **argv)
         displs[i] = (int)(bb * (size_t)i);
     }
 
+    const char *kill_after = getenv("ACCESS_ORDER_KILL_AFTER");
     for (int it = 0; it < iters; it++) {
+        if (kill_after && rank == 0 && it == atoi(kill_after))
+            raise(SIGKILL);
         /* Send data: block d (to destination d) from this rank. */
         for (int d = 0; d < nblocks; d++)
             for (size_t i = 0; i < bb; i++)
