@@ -56,7 +56,10 @@ struct tnbc_profile_site {
     char *op;            /* "alltoall", "bcast", ... as in the trace schema */
     int line;            /* line of its `site` header in the file */
     int comm_size;
-    int64_t block_bytes; /* bytes per receive block/chunk; -1 varying (v-ops) */
+    int64_t block_bytes; /* per-source ops: bytes per source block, -1 for the
+                            v-variants (sizes may vary call to call);
+                            single-block ops: the whole block (the call's
+                            receive bytes), -1 where it varies by rank */
     int chunks;          /* m for single-block ops (bcast, allreduce, reduce,
                             scatter, scatterv), else 0 */
     int nsub;            /* receive sub-messages: chunks, or comm_size */
@@ -108,11 +111,13 @@ void tnbc_profile_free(struct tnbc_profile *p);
 const struct tnbc_profile_site *tnbc_profile_find(const struct tnbc_profile *p,
                                                   const char *site, const char *op);
 
-/* Does the running call match the site? block_bytes as in the trace schema
- * (-1 for v-variants); src_bytes: the per-source receive bytes of this rank
- * for v-variants (checked against the rank's vhash when the profile has one),
- * else NULL. 0 if it matches; -1 with "PATH:LINE: site S op: ..." in err,
- * in which case the caller runs that call blocking. */
+/* Does the running call match the site? block_bytes as in the site's
+ * field: bytes per source block for per-source ops (anything for v-variants,
+ * whose profile says -1), the call's whole receive bytes for single-block
+ * ops. src_bytes: this rank's per-source receive bytes for v-variants
+ * (checked against the rank's vhash when the profile has one), else NULL.
+ * 0 if it matches; -1 with "PATH:LINE: site S op: ...; running it blocking"
+ * in err, and the caller runs that call blocking. */
 int tnbc_profile_check(const struct tnbc_profile *p, const struct tnbc_profile_site *s,
                        int comm_size, int64_t block_bytes, int rank,
                        const int64_t *src_bytes, char *err, size_t errlen);
