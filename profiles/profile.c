@@ -72,7 +72,8 @@ const struct tnbc_profile_site *tnbc_profile_find(const struct tnbc_profile *p,
     if (!p || !site || !op)
         return NULL;
     for (int i = 0; i < p->nsites; i++)
-        if (strcmp(p->sites[i].site, site) == 0 && strcmp(p->sites[i].op, op) == 0)
+        if (p->sites[i].site && p->sites[i].op && strcmp(p->sites[i].site, site) == 0 &&
+            strcmp(p->sites[i].op, op) == 0) /* a site being parsed has no id yet */
             return &p->sites[i];
     return NULL;
 }
