@@ -1,0 +1,119 @@
+/*
+ * tnbc-analyze internals: trace database -> per-site profile.
+ *
+ * Pipeline per (site, op): load its traced calls (tracedb.c), derive the
+ * receive order and its agreement (order.c), the model terms (model.c),
+ * the decision and chunking (decide.c), the priorities and the node
+ * schedule (prio.c); analyze.c strings them together.
+ */
+#ifndef TNBC_ANALYZER_H
+#define TNBC_ANALYZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+#define TNBC_SCHEMA_VERSION 1
+
+/* Thresholds of the analysis (docs/analyzer.md says why these values). */
+#define AN_STABLE_TAU 0.8      /* an order "explains" samples at this mean tau */
+#define AN_RANK_GAIN 0.2       /* a rank's own order must beat the shared one by this */
+#define AN_RANK_MIN_SAMPLES 2  /* ... on at least this many of its traced calls */
+#define AN_NO_CURC 0.02        /* TCURC below this fraction of Tcomm: "no CURC" */
+#define AN_TINY_BYTES 256      /* break-even sub-message size (design, 6.1.1) */
+#define AN_SMALL_BYTES 4096    /* above this most of the time can be hidden */
+#define AN_MIN_CHUNK 4096      /* chunks are not made smaller than this */
+
+/* Per-rank facts from the `run` table. */
+struct an_rank {
+    int present;
+    int trace_mode;  /* mode = 'trace' */
+    int finished;
+    double tsc_hz, copy_bw, mprotect_ns, fault_ns;
+    int64_t page_size;
+    char *host;
+};
+
+struct an_trace {
+    void *db;        /* sqlite3 * */
+    const char *path;
+    int world_size;
+    int nranks;      /* ranks present in `run` */
+    struct an_rank *ranks; /* [world_size] */
+};
+
+/* One receive sub-message of a traced call. */
+struct an_sub {
+    int idx;
+    int64_t bytes;
+    char guard;      /* 'g'uarded, 'p'artial, 'e'dge, 'm' empty, 'o'ff */
+    int touched;     /* has a first touch with an order */
+    int64_t ord, tsc;
+    int need;        /* released by io/mpi/reuse/finalize: data needed at tsc */
+};
+
+struct an_call {
+    int64_t call_id;
+    int rank, invocation, comm_size, comm_rank, root, nsub, chunks;
+    int64_t send_bytes, recv_bytes, block_bytes, entry_tsc, return_tsc;
+    int nrecv;
+    struct an_sub *subs; /* [nrecv], sorted by idx */
+};
+
+struct an_site {
+    char *site, *op;
+    int ncalls;
+    struct an_call *calls;  /* sorted by rank, invocation */
+    int64_t site_calls, site_traced; /* max over ranks from `site` */
+};
+
+/* tracedb.c */
+int an_trace_open(struct an_trace *t, const char *path, char *err, size_t errlen);
+void an_trace_close(struct an_trace *t);
+/* The distinct (site, op) pairs of trace-mode calls; caller frees. */
+int an_trace_sites(struct an_trace *t, char ***sites, char ***ops, int *n, char *err,
+                   size_t errlen);
+int an_site_load(struct an_trace *t, const char *site, const char *op, struct an_site *s,
+                 char *err, size_t errlen);
+void an_site_free(struct an_site *s);
+
+/* order.c: samples are the orders of first touches of one call. */
+struct an_sample {
+    int rank;
+    int k;           /* touched blocks */
+    int *seq;        /* [k] block indices, first touched first */
+};
+struct an_agreement {
+    double identical, tau;
+    int64_t samples;
+};
+double an_kendall(const struct an_sample *s, const int *pos_in_order);
+void an_agreement(const struct an_sample *v, int n, const int *order, int nsub,
+                  struct an_agreement *out);
+int an_borda(const struct an_sample *v, int n, int nsub, int *order_out);
+/* Fill site order, agreement, order kind and per-rank orders. */
+int an_orders(const struct an_sample *v, int n, int nsub, int comm_size, int per_rank,
+              struct tnbc_profile_site *ps);
+
+/* model.c */
+struct an_model_in {
+    double tcomm_ns, dcomm, tcurc_ns, rcrc, tinit_ns;
+};
+void an_model_eval(const struct an_model_in *in, int64_t calls, struct tnbc_model *m);
+int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc_model *m);
+double an_median(double *v, int n);
+
+/* decide.c */
+int an_chunks(int64_t block_bytes, int traced_chunks);
+void an_decide(const struct an_site *s, struct tnbc_profile_site *ps, int64_t sub_bytes,
+               const char *inconsistent);
+
+/* prio.c */
+int an_priorities(struct tnbc_profile_site *ps, const char *receives);
+int an_nodes(const struct an_trace *t, const struct an_site *s, struct tnbc_profile_site *ps);
+
+/* analyze.c */
+int an_analyze(struct an_trace *t, struct tnbc_profile *p, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,81 @@
+/*
+ * Does transparent non-blocking execution pay at a site, and why; how many
+ * chunks a single-block operation is split into.
+ *
+ * The design measured the break-even at about 256 B per sub-message (below
+ * it, mprotect plus one fault cost more than the message itself) and most
+ * of the time hidden above 4 KB (digest 000, "Costs measured").
+ */
+#include "analyzer.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Fewer chunks than traced when the chunks would fall below AN_MIN_CHUNK:
+ * more chunks allow (m-1)/m overlap but every chunk costs a message. */
+int an_chunks(int64_t block_bytes, int traced_chunks)
+{
+    int m = traced_chunks > 0 ? traced_chunks : 1;
+    int64_t fit = block_bytes > 0 ? block_bytes / AN_MIN_CHUNK : 1;
+    if (fit < 1)
+        fit = 1;
+    return fit < m ? (int)fit : m;
+}
+
+static char *reason_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *reason_fmt(const char *fmt, ...)
+{
+    char buf[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return strdup(buf);
+}
+
+static const char *regime_words(char r)
+{
+    switch (r) {
+    case 'a': return "the code does not touch the data for longer than the collective";
+    case 'b': return "no CURC, code consumes slower than data arrives";
+    case 'c': return "no CURC, code consumes faster than data arrives";
+    case 'd': return "some CURC, code consumes slower than data arrives";
+    case 'e': return "some CURC, code consumes faster than data arrives";
+    default: return "no data";
+    }
+}
+
+void an_decide(const struct an_site *s, struct tnbc_profile_site *ps, int64_t sub_bytes,
+               const char *inconsistent)
+{
+    const struct tnbc_model *m = &ps->model;
+    (void)s;
+    ps->on = 0;
+    if (inconsistent) {
+        ps->reason = reason_fmt("%s", inconsistent);
+    } else if (m->regime == '-') {
+        ps->reason = reason_fmt("no traced call received data at this site");
+    } else if (sub_bytes < AN_TINY_BYTES) {
+        ps->reason = reason_fmt("tiny sub-messages: %lld B < %d B break-even (guarding and "
+                                "fault handling cost more than the message)",
+                                (long long)sub_bytes, AN_TINY_BYTES);
+    } else if (m->toverlap_ns <= 0) {
+        if (m->tinit_ns >= m->tcomm_ns)
+            ps->reason = reason_fmt("no predicted overlap: Tinit %.1f us >= Tcomm %.1f us",
+                                    m->tinit_ns / 1e3, m->tcomm_ns / 1e3);
+        else
+            ps->reason = reason_fmt("no predicted overlap: the code reads the data at once "
+                                    "after the call (TCURC %.1f us, RCRC unbounded)",
+                                    m->tcurc_ns / 1e3);
+    } else {
+        ps->on = 1;
+        ps->reason = reason_fmt(
+            "regime %c (%s): saves %.1f us per call, %.0f%% of Tcomm%s", m->regime,
+            regime_words(m->regime), m->toverlap_ns / 1e3,
+            m->tcomm_ns > 0 ? 100.0 * m->toverlap_ns / m->tcomm_ns : 0.0,
+            sub_bytes < AN_SMALL_BYTES ? "; small sub-messages (< 4 KB): guard costs weigh"
+                                       : "");
+    }
+}

@@ -1,0 +1,97 @@
+/*
+ * tnbc-analyze: trace database -> profile (docs/analyzer.md).
+ */
+#include "analyzer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: tnbc-analyze TRACE.db -o APP.profile [-q]\n"
+    "\n"
+    "Reads a merged tnbc trace database and writes the profile the replay\n"
+    "runtime reads: per call site the receive order and its agreement, the\n"
+    "model terms and predicted overlap, the decision with its reason, the\n"
+    "priorities of both sides, the node schedule and the chunking.\n"
+    "\n"
+    "  -o FILE   profile to write ('-' for standard output)\n"
+    "  -q        do not print the per-site summary\n"
+    "  -h, --help  this text\n"
+    "\n"
+    "Format: profiles/FORMAT.md. Method: docs/analyzer.md.\n";
+
+static void summary(const struct tnbc_profile *p)
+{
+    for (int i = 0; i < p->nsites; i++) {
+        const struct tnbc_profile_site *s = &p->sites[i];
+        printf("%s %s: %s: %s\n", s->site, s->op, s->on ? "on" : "off", s->reason);
+    }
+}
+
+static void warn_unfinished(const struct an_trace *t)
+{
+    int n = 0;
+    for (int r = 0; r < t->world_size; r++)
+        n += t->ranks[r].present && !t->ranks[r].finished;
+    if (n)
+        fprintf(stderr,
+                "tnbc-analyze: %s: warning: %d rank(s) did not reach MPI_Finalize; "
+                "analyzing what was traced\n",
+                t->path, n);
+}
+
+int main(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL;
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+            out = argv[++i];
+        } else if (!strcmp(argv[i], "-q")) {
+            quiet = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "tnbc-analyze: unknown option '%s'\n%s", argv[i], usage);
+            return 2;
+        } else if (!in) {
+            in = argv[i];
+        } else {
+            fprintf(stderr, "tnbc-analyze: one trace database at a time ('%s')\n%s",
+                    argv[i], usage);
+            return 2;
+        }
+    }
+    if (!in || !out) {
+        fprintf(stderr, "tnbc-analyze: %s\n%s", in ? "no -o PROFILE given" : "no trace given",
+                usage);
+        return 2;
+    }
+    char err[TNBC_PROFILE_ERRLEN];
+    struct an_trace t;
+    if (an_trace_open(&t, in, err, sizeof err) < 0) {
+        fprintf(stderr, "tnbc-analyze: %s\n", err);
+        return 1;
+    }
+    warn_unfinished(&t);
+    struct tnbc_profile *p = calloc(1, sizeof *p);
+    int rc = p ? an_analyze(&t, p, err, sizeof err) : -1;
+    an_trace_close(&t);
+    if (!p)
+        snprintf(err, sizeof err, "out of memory");
+    if (rc == 0) {
+        if (p->nsites == 0)
+            fprintf(stderr, "tnbc-analyze: %s: warning: no traced collective calls\n", in);
+        rc = tnbc_profile_write(p, out, err, sizeof err);
+    }
+    if (rc == 0 && !quiet && strcmp(out, "-") != 0)
+        summary(p);
+    tnbc_profile_free(p);
+    if (rc < 0) {
+        fprintf(stderr, "tnbc-analyze: %s\n", err);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,26 @@
+# analyzer/: tnbc-analyze (trace database -> profile) and suite `analyzer`
+# (profile library, analyzer on hand-made traces, report, bounded fuzz run).
+
+ANALYZER_SRCS := analyzer/main.c analyzer/tracedb.c analyzer/order.c analyzer/model.c \
+                 analyzer/decide.c analyzer/prio.c analyzer/analyze.c
+ANALYZER_OBJS := $(call objs,analyzer,$(ANALYZER_SRCS))
+ANALYZER_BIN  := $(BUILD)/bin/tnbc-analyze
+ANALYZER_TEST := $(BUILD)/analyzer/test/test_profile
+
+ALL_TARGETS  += $(ANALYZER_BIN)
+CHECK_SUITES += analyzer
+
+# profiles/module.mk is included after this file: name its outputs directly.
+$(BUILD)/analyzer/%.o: CFLAGS += -Iprofiles
+
+$(ANALYZER_BIN): $(ANALYZER_OBJS) $(BUILD)/lib/libtnbc-profile.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -lsqlite3 -lm -o $@
+
+$(ANALYZER_TEST): $(BUILD)/analyzer/test/test_profile.o $(BUILD)/lib/libtnbc-profile.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -lcmocka -lm -o $@
+
+.PHONY: check-analyzer
+check-analyzer: $(ANALYZER_BIN) $(ANALYZER_TEST)
+	@BUILD=$(BUILD) FUZZ_BIN=$(FUZZ_BIN) bash analyzer/test/run.sh

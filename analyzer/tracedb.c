@@ -1,0 +1,390 @@
+/*
+ * Reading the merged trace database (docs/schema.md, version 1).
+ *
+ * The database is opened read-only and checked before anything is read:
+ * every table must exist and meta.schema_version must be 1, so a wrong or
+ * empty file gives one clear line instead of half an analysis.
+ */
+#include "analyzer.h"
+
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const tables[] = {"meta", "run", "site", "call", "submsg", "touch", NULL};
+
+static int terr(const struct an_trace *t, char *err, size_t errlen, const char *fmt, ...)
+{
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(err, errlen, "%s: %s", t->path, what);
+    return -1;
+}
+
+static int prepare(struct an_trace *t, const char *sql, sqlite3_stmt **st, char *err,
+                   size_t errlen)
+{
+    if (sqlite3_prepare_v2(t->db, sql, -1, st, NULL) == SQLITE_OK)
+        return 0;
+    return terr(t, err, errlen, "not a tnbc trace of schema %d: %s", TNBC_SCHEMA_VERSION,
+                sqlite3_errmsg(t->db));
+}
+
+static int check_schema(struct an_trace *t, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (prepare(t, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?", &st,
+                err, errlen) < 0)
+        return -1;
+    for (const char *const *name = tables; *name; name++) {
+        sqlite3_bind_text(st, 1, *name, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(st), n = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+        sqlite3_reset(st);
+        if (n < 0) {
+            sqlite3_finalize(st);
+            return terr(t, err, errlen, "cannot read: %s", sqlite3_errmsg(t->db));
+        }
+        if (n == 0) {
+            sqlite3_finalize(st);
+            return terr(t, err, errlen, "not a tnbc trace: table '%s' is missing%s", *name,
+                        name == tables ? " (empty or foreign database?)" : "");
+        }
+    }
+    sqlite3_finalize(st);
+    if (prepare(t, "SELECT value FROM meta WHERE key='schema_version'", &st, err, errlen) < 0)
+        return -1;
+    int rc = sqlite3_step(st);
+    char ver[32] = "";
+    if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(ver, sizeof ver, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    if (!ver[0])
+        return terr(t, err, errlen, "not a tnbc trace: meta has no schema_version");
+    if (strcmp(ver, "1") != 0)
+        return terr(t, err, errlen, "trace schema_version %s, this analyzer reads version %d",
+                    ver, TNBC_SCHEMA_VERSION);
+    return 0;
+}
+
+static int load_runs(struct an_trace *t, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (prepare(t,
+                "SELECT rank, world_size, host, tsc_hz, mode, page_size, copy_bw, "
+                "mprotect_ns, fault_ns, finished FROM run ORDER BY rank",
+                &st, err, errlen) < 0)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int rank = sqlite3_column_int(st, 0), ws = sqlite3_column_int(st, 1);
+        if (!t->ranks) {
+            if (ws < 1 || ws > (1 << 20))
+                break;
+            t->world_size = ws;
+            t->ranks = calloc((size_t)ws, sizeof *t->ranks);
+            if (!t->ranks)
+                break;
+        }
+        if (ws != t->world_size || rank < 0 || rank >= ws)
+            break;
+        struct an_rank *r = &t->ranks[rank];
+        const char *host = (const char *)sqlite3_column_text(st, 2);
+        const char *mode = (const char *)sqlite3_column_text(st, 4);
+        r->present = 1;
+        r->host = strdup(host ? host : "?");
+        r->tsc_hz = sqlite3_column_double(st, 3);
+        r->trace_mode = mode && strcmp(mode, "trace") == 0;
+        r->page_size = sqlite3_column_int64(st, 5);
+        r->copy_bw = sqlite3_column_double(st, 6);
+        r->mprotect_ns = sqlite3_column_double(st, 7);
+        r->fault_ns = sqlite3_column_double(st, 8);
+        r->finished = sqlite3_column_int(st, 9);
+        if (!r->host || !(r->tsc_hz > 0))
+            break;
+        t->nranks++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return terr(t, err, errlen,
+                    "bad run table (rank outside world_size, varying world_size, "
+                    "tsc_hz <= 0, or unreadable): %s",
+                    rc == SQLITE_ROW ? "inconsistent row" : sqlite3_errmsg(t->db));
+    if (t->nranks == 0)
+        return terr(t, err, errlen, "empty trace: no rows in table run");
+    return 0;
+}
+
+int an_trace_open(struct an_trace *t, const char *path, char *err, size_t errlen)
+{
+    sqlite3 *db = NULL;
+    memset(t, 0, sizeof *t);
+    t->path = path;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        terr(t, err, errlen, "cannot open: %s", db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return -1;
+    }
+    t->db = db;
+    sqlite3_busy_timeout(db, 5000);
+    if (check_schema(t, err, errlen) < 0 || load_runs(t, err, errlen) < 0) {
+        an_trace_close(t);
+        return -1;
+    }
+    int ntrace = 0;
+    for (int r = 0; r < t->world_size; r++)
+        ntrace += t->ranks[r].trace_mode;
+    if (ntrace == 0) {
+        terr(t, err, errlen, "no rank ran in trace mode (a replay database?)");
+        an_trace_close(t);
+        return -1;
+    }
+    return 0;
+}
+
+void an_trace_close(struct an_trace *t)
+{
+    for (int r = 0; t->ranks && r < t->world_size; r++)
+        free(t->ranks[r].host);
+    free(t->ranks);
+    sqlite3_close(t->db);
+    t->ranks = NULL;
+    t->db = NULL;
+}
+
+int an_trace_sites(struct an_trace *t, char ***sites, char ***ops, int *n, char *err,
+                   size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (prepare(t,
+                "SELECT DISTINCT site, op FROM call WHERE rank IN "
+                "(SELECT rank FROM run WHERE mode='trace') ORDER BY site, op",
+                &st, err, errlen) < 0)
+        return -1;
+    int cap = 0, rc;
+    *n = 0;
+    *sites = *ops = NULL;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **a = realloc(*sites, (size_t)cap * sizeof *a);
+            if (a)
+                *sites = a;
+            char **b = realloc(*ops, (size_t)cap * sizeof *b);
+            if (b)
+                *ops = b;
+            if (!a || !b)
+                break;
+        }
+        const char *s = (const char *)sqlite3_column_text(st, 0);
+        const char *o = (const char *)sqlite3_column_text(st, 1);
+        (*sites)[*n] = strdup(s ? s : "");
+        (*ops)[*n] = strdup(o ? o : "");
+        (*n)++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return terr(t, err, errlen, "reading call sites: %s", sqlite3_errmsg(t->db));
+    return 0;
+}
+
+static int load_calls(struct an_trace *t, struct an_site *s, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (prepare(t,
+                "SELECT call_id, rank, invocation, comm_size, comm_rank, root, send_bytes, "
+                "recv_bytes, block_bytes, nsub, chunks, entry_tsc, return_tsc FROM call "
+                "WHERE site=?1 AND op=?2 AND rank IN (SELECT rank FROM run WHERE "
+                "mode='trace') ORDER BY rank, invocation",
+                &st, err, errlen) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, s->site, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, s->op, -1, SQLITE_STATIC);
+    int cap = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (s->ncalls == cap) {
+            cap = cap ? 2 * cap : 64;
+            struct an_call *c = realloc(s->calls, (size_t)cap * sizeof *c);
+            if (!c)
+                break;
+            s->calls = c;
+        }
+        struct an_call *c = &s->calls[s->ncalls];
+        memset(c, 0, sizeof *c);
+        c->call_id = sqlite3_column_int64(st, 0);
+        c->rank = sqlite3_column_int(st, 1);
+        c->invocation = sqlite3_column_int(st, 2);
+        c->comm_size = sqlite3_column_int(st, 3);
+        c->comm_rank = sqlite3_column_int(st, 4);
+        c->root = sqlite3_column_int(st, 5);
+        c->send_bytes = sqlite3_column_int64(st, 6);
+        c->recv_bytes = sqlite3_column_int64(st, 7);
+        c->block_bytes = sqlite3_column_int64(st, 8);
+        c->nsub = sqlite3_column_int(st, 9);
+        c->chunks = sqlite3_column_int(st, 10);
+        c->entry_tsc = sqlite3_column_int64(st, 11);
+        c->return_tsc = sqlite3_column_int64(st, 12);
+        if (c->rank < 0 || c->rank >= t->world_size || c->comm_size < 1 ||
+            c->comm_size > t->world_size || c->comm_rank < 0 || c->comm_rank >= c->comm_size ||
+            c->nsub < 0 || c->nsub > (1 << 20)) {
+            sqlite3_finalize(st);
+            return terr(t, err, errlen,
+                        "call %lld: rank, comm_size, comm_rank or nsub out of range",
+                        (long long)c->call_id);
+        }
+        s->ncalls++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return terr(t, err, errlen, "reading calls of %s: %s", s->site,
+                    rc == SQLITE_ROW ? "out of memory" : sqlite3_errmsg(t->db));
+    return 0;
+}
+
+static struct an_call *find_call(struct an_site *s, int64_t id, int *hint)
+{
+    /* Rows come ordered like the calls (by rank, invocation), so the hint
+     * makes this linear overall; fall back to a scan otherwise. */
+    for (int i = *hint; i < s->ncalls; i++)
+        if (s->calls[i].call_id == id)
+            return &s->calls[*hint = i];
+    for (int i = 0; i < s->ncalls; i++)
+        if (s->calls[i].call_id == id)
+            return &s->calls[*hint = i];
+    return NULL;
+}
+
+static char guard_code(const char *g)
+{
+    if (!g)
+        return 'o';
+    if (strcmp(g, "guarded") == 0)
+        return 'g';
+    if (strcmp(g, "partial") == 0)
+        return 'p';
+    if (strcmp(g, "edge") == 0)
+        return 'e';
+    if (strcmp(g, "empty") == 0)
+        return 'm';
+    return 'o';
+}
+
+/* A release before I/O, an MPI call, reuse or finalize means the data was
+ * needed then (replay would wait for it); `free` and `limit` say nothing. */
+static int is_need(const char *how)
+{
+    static const char *const needs[] = {"release:io", "release:mpi", "release:reuse",
+                                        "release:finalize", NULL};
+    for (const char *const *n = needs; how && *n; n++)
+        if (strcmp(how, *n) == 0)
+            return 1;
+    return 0;
+}
+
+static int add_sub(struct an_call *c, sqlite3_stmt *st)
+{
+    if (c->nrecv >= c->nsub || c->nrecv >= (1 << 20))
+        return -1; /* more sub-messages than the call declares */
+    if (!c->subs && !(c->subs = calloc((size_t)c->nsub, sizeof *c->subs)))
+        return -1;
+    struct an_sub *u = &c->subs[c->nrecv++];
+    u->idx = sqlite3_column_int(st, 1);
+    u->bytes = sqlite3_column_int64(st, 2);
+    u->guard = guard_code((const char *)sqlite3_column_text(st, 3));
+    const char *how = (const char *)sqlite3_column_text(st, 6);
+    u->touched = sqlite3_column_type(st, 4) != SQLITE_NULL && how &&
+                 strncmp(how, "release:", 8) != 0;
+    u->ord = sqlite3_column_int64(st, 4);
+    u->tsc = sqlite3_column_int64(st, 5);
+    u->need = sqlite3_column_type(st, 5) != SQLITE_NULL && is_need(how);
+    return 0;
+}
+
+static int load_subs(struct an_trace *t, struct an_site *s, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (prepare(t,
+                "SELECT s.call_id, s.idx, s.bytes, s.guard, t.ord, t.tsc, t.how "
+                "FROM call c JOIN submsg s ON s.call_id=c.call_id AND s.side='recv' "
+                "LEFT JOIN touch t ON t.call_id=s.call_id AND t.side='recv' AND t.idx=s.idx "
+                "WHERE c.site=?1 AND c.op=?2 AND c.rank IN (SELECT rank FROM run WHERE "
+                "mode='trace') ORDER BY c.rank, c.invocation, s.idx",
+                &st, err, errlen) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, s->site, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, s->op, -1, SQLITE_STATIC);
+    int rc, hint = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        struct an_call *c = find_call(s, id, &hint);
+        if (!c)
+            continue; /* cannot happen: same filter as load_calls */
+        int idx = sqlite3_column_int(st, 1);
+        if (idx < 0 || idx >= c->nsub || add_sub(c, st) < 0) {
+            sqlite3_finalize(st);
+            return terr(t, err, errlen,
+                        "call %lld: receive sub-message %d outside its %d sub-messages",
+                        (long long)id, idx, c->nsub);
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return terr(t, err, errlen, "reading sub-messages: %s", sqlite3_errmsg(t->db));
+    return 0;
+}
+
+static void load_site_counts(struct an_trace *t, struct an_site *s)
+{
+    sqlite3_stmt *st;
+    s->site_calls = s->site_traced = 0;
+    if (sqlite3_prepare_v2(t->db, "SELECT max(calls), max(traced) FROM site WHERE site=?1 "
+                                  "AND op=?2",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, s->site, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, s->op, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            s->site_calls = sqlite3_column_int64(st, 0);
+            s->site_traced = sqlite3_column_int64(st, 1);
+        }
+        sqlite3_finalize(st);
+    }
+    /* A run killed before the site row was written still has its calls. */
+    int64_t per_rank = 0, run = 0;
+    for (int i = 0; i < s->ncalls; i++) {
+        run = (i > 0 && s->calls[i].rank == s->calls[i - 1].rank) ? run + 1 : 1;
+        if (run > per_rank)
+            per_rank = run;
+    }
+    if (s->site_traced < per_rank)
+        s->site_traced = per_rank;
+    if (s->site_calls < s->site_traced)
+        s->site_calls = s->site_traced;
+}
+
+int an_site_load(struct an_trace *t, const char *site, const char *op, struct an_site *s,
+                 char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    s->site = strdup(site);
+    s->op = strdup(op);
+    if (!s->site || !s->op)
+        return terr(t, err, errlen, "out of memory");
+    if (load_calls(t, s, err, errlen) < 0 || load_subs(t, s, err, errlen) < 0)
+        return -1;
+    load_site_counts(t, s);
+    return 0;
+}
+
+void an_site_free(struct an_site *s)
+{
+    for (int i = 0; i < s->ncalls; i++)
+        free(s->calls[i].subs);
+    free(s->calls);
+    free(s->site);
+    free(s->op);
+    memset(s, 0, sizeof *s);
+}
