@@ -20,7 +20,7 @@ $(BUILD)/core/tracedb_schema.o: $(BUILD)/core/tracedb_schema.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
 # Unit tests (cmocka).
-CORE_TESTS := range_index guard collective config
+CORE_TESTS := $(patsubst test/core/test_%.c,%,$(wildcard test/core/test_*.c))
 CORE_TEST_BINS := $(addprefix $(BUILD)/test/core/test_,$(CORE_TESTS))
 
 $(BUILD)/test/core/test_%: test/core/test_%.c $(CORE_BASE_OBJS)
