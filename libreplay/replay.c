@@ -237,11 +237,18 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
     return nbop_create(a, *ps, R.data, 1 + R.seq % 16000, why);
 }
 
-static void wait_unguarded(struct nbop *op, int armed)
+/* The receive sub-messages the program could read without a fault: those
+ * with bytes in unguarded edge pages (all of them when nothing could be
+ * guarded). Taken before the call is submitted: once it completes, the
+ * progress thread lifts the guard and its arrays are gone. */
+static int *unguarded_subs(struct nbop *op, int armed, int *n)
 {
-    for (int i = 0; i < op->layout.recv.nsub; i++)
+    int *list = malloc((size_t)(op->layout.recv.nsub + 1) * sizeof *list);
+    *n = 0;
+    for (int i = 0; list && i < op->layout.recv.nsub; i++)
         if (!armed || op->guard.cover[i] != TNBC_COVER_GUARDED)
-            nbop_wait_sub(op, i);
+            list[(*n)++] = i;
+    return list;
 }
 
 int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
@@ -282,8 +289,14 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     op->site_index = site->index;
     op->entry_tick = entry;
     op->record = st && st->early < R.record_max;
+    int nwait;
+    int *wait = unguarded_subs(op, armed, &nwait);
     progress_submit(op);
-    wait_unguarded(op, armed);
+    if (!wait)
+        progress_quiesce();        /* out of memory: complete everything */
+    for (int i = 0; i < nwait; i++)
+        nbop_wait_sub(op, wait[i]);
+    free(wait);
     op->return_tick = tnbc_ticks();
     if (st) {
         st->calls++;
