@@ -19,7 +19,7 @@ $(BUILD)/bench/alltoall_f: bench/alltoall_f.f90
 
 .PHONY: check-apps bench-apps
 check-apps: $(BENCH_BINS)
-	@BUILD=$(BUILD) bench/test/apps.sh
+	@BUILD=$(BUILD) test/apps.sh
 
 bench-apps: $(BENCH_BINS)
 	@BUILD=$(BUILD) bench/bench-apps.sh
