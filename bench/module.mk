@@ -23,3 +23,10 @@ check-apps: $(BENCH_BINS)
 
 bench-apps: $(BENCH_BINS)
 	@BUILD=$(BUILD) bench/bench-apps.sh
+
+# The emulated cluster's suite lives here too: scripts/cluster/ has no
+# fragment of its own (the top-level Makefile includes only */module.mk).
+CHECK_SUITES += cluster
+.PHONY: check-cluster
+check-cluster: $(BENCH_BINS)
+	@BUILD=$(BUILD) test/cluster.sh
