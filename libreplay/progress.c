@@ -37,10 +37,10 @@ static int post(struct nbop *op, int i)
 
     switch (s->kind) {
     case STEP_RECV:
-        rc = PMPI_Irecv(s->buf, s->count, s->type, s->peer, op->tag, op->comm, r);
+        rc = PMPI_Irecv(s->buf, s->count, s->type, s->peer, nbop_step_tag(op, s), op->comm, r);
         break;
     case STEP_SEND:
-        rc = PMPI_Isend(s->buf, s->count, s->type, s->peer, op->tag, op->comm, r);
+        rc = PMPI_Isend(s->buf, s->count, s->type, s->peer, nbop_step_tag(op, s), op->comm, r);
         break;
     case STEP_CHUNK: {
         MPI_Aint off = s->chunk_first * extent_of(a->rtype);
@@ -106,11 +106,20 @@ static void finish_step(struct nbop *op, int i)
     op->remaining--;
     if (s->sub < 0 || !op->shadow)
         return;
+    /* A receive part lands its own bytes; a chunk its whole sub-message. */
     const struct tnbc_submsg *sub = &op->layout.recv.sub[s->sub];
-    if (sub->bytes && land(op->layout.recv.base + sub->offset, op->shadow + sub->offset, sub->bytes) != 0) {
+    size_t off = s->kind == STEP_RECV ? (size_t)s->offset : sub->offset;
+    size_t len = s->kind == STEP_RECV ? (size_t)s->count : sub->bytes;
+    if (len && land(op->layout.recv.base + off, op->shadow + off, len) != 0) {
         static int warned;
         tnbc_warn_once(warned, "cannot write received data into the guarded buffer; aborting");
         PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (s->kind == STEP_RECV) {
+        nbop_part_landed(op, i);
+        if (atomic_load(&op->sub_done[s->sub]))
+            tnbc_guard_open_sub(&op->guard, s->sub);
+        return;
     }
     nbop_sub_complete(op, s->sub);
     tnbc_guard_open_sub(&op->guard, s->sub);
