@@ -3,6 +3,7 @@
 #include "land.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -18,6 +19,7 @@ static struct {
     int stop, running;
     int window;
     long max_sleep_us;
+    atomic_int urgent;                  /* threads waiting in the fault path */
 } P = { .mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
         .idle = PTHREAD_COND_INITIALIZER };
 
@@ -152,8 +154,14 @@ static void complete(struct nbop *op)
     pthread_mutex_unlock(&P.mu);
 }
 
+void progress_urgent(int delta) { atomic_fetch_add(&P.urgent, delta); }
+
+/* Back-off between polls: doubling up to max_sleep_us, or the shortest
+ * while the program is blocked on data. */
 static void nap(long *us)
 {
+    if (atomic_load(&P.urgent) > 0)
+        *us = 1;
     struct timespec ts = { 0, *us * 1000 };
     nanosleep(&ts, NULL);
     if (*us < P.max_sleep_us)

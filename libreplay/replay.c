@@ -97,7 +97,7 @@ void tnbc_mode_init(int provided)
     PMPI_Comm_dup(MPI_COMM_WORLD, &R.agree);
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
     int window = (int)tnbc_env_long("TNBC_WINDOW", 2, 1, 1024);
-    long sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 50, 1, 100000);
+    long sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
     if (progress_start(window, sleep_us) != 0) {
         tnbc_warn("cannot start the progress thread; every collective runs blocking");
         R.can_land = 0;
@@ -176,7 +176,9 @@ static void on_guard_event(struct tnbc_guard *g, int sub, enum tnbc_guard_event 
     if (atomic_load(&op->sub_done[sub]))
         return;
     uint64_t t0 = tnbc_ns_now();
+    progress_urgent(1);
     nbop_wait_sub(op, sub);
+    progress_urgent(-1);
     atomic_fetch_add(&op->wait_ns, (long long)(tnbc_ns_now() - t0));
 }
 
@@ -335,10 +337,12 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     progress_submit(op);
     if (!wait)
         progress_quiesce();        /* out of memory: complete everything */
+    progress_urgent(1);
     if (op->per_source)
         nbop_wait_edges(op);
     for (int i = 0; i < nwait; i++)
         nbop_wait_sub(op, wait[i]);
+    progress_urgent(-1);
     free(wait);
     op->return_tick = tnbc_ticks();
     if (st) {
