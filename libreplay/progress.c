@@ -3,6 +3,8 @@
 #include "land.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <sys/prctl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -160,8 +162,11 @@ void progress_urgent(int delta) { atomic_fetch_add(&P.urgent, delta); }
  * while the program is blocked on data. */
 static void nap(long *us)
 {
-    if (atomic_load(&P.urgent) > 0)
+    if (atomic_load(&P.urgent) > 0) {
         *us = 1;
+        sched_yield();
+        return;
+    }
     struct timespec ts = { 0, *us * 1000 };
     nanosleep(&ts, NULL);
     if (*us < P.max_sleep_us)
@@ -173,6 +178,7 @@ static void *progress_main(void *unused)
     struct nbop *active = NULL, **tail = &active;
     long backoff = 1;
     (void)unused;
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);   /* sleep 1 us past the back-off, not 50 */
     for (;;) {
         pthread_mutex_lock(&P.mu);
         while (!P.stop && !active && !P.queue)
