@@ -73,21 +73,62 @@ static int add(struct nbop *op, enum step_kind kind, int sub, int peer, int prio
     return 0;
 }
 
+static int posted_first(const struct step *s)
+{
+    return s->kind == STEP_RECV || s->kind == STEP_TOKEN_IN;
+}
+
 static int by_kind_then_prio(const void *x, const void *y)
 {
     const struct step *a = x, *b = y;
-    if ((a->kind == STEP_RECV) != (b->kind == STEP_RECV))
-        return a->kind == STEP_RECV ? -1 : 1;
+    if (posted_first(a) != posted_first(b))
+        return posted_first(a) ? -1 : 1;
     if (a->prio != b->prio)
         return a->prio < b->prio ? -1 : 1;
     return a->peer - b->peer;
 }
 
-#define TAG_SPAN 10000    /* body tags 1..TAG_SPAN; head and tail above */
+#define TAG_SPAN 8000     /* body tags 1..TAG_SPAN; head, tail, token above */
+
+int nbop_node_schedule = 1;
 
 static int part_tag(const struct nbop *op, enum part part)
 {
     return op->tag + (part == PART_HEAD ? TAG_SPAN : part == PART_TAIL ? 2 * TAG_SPAN : 0);
+}
+
+/* Where this rank stands in its node's schedule: the ranks just before
+ * and after it (-1 at the ends, or with no schedule). */
+static void node_neighbours(struct nbop *op, const struct tnbc_profile_site *site)
+{
+    int me = op->layout.comm_rank;
+    op->token_from = op->token_to = -1;
+    for (int n = 0; nbop_node_schedule && n < site->nnodes; n++) {
+        const struct tnbc_profile_node *node = &site->nodes[n];
+        for (int k = 0; k < node->nranks; k++) {
+            if (node->ranks[k] != me)
+                continue;
+            op->token_from = k > 0 ? node->ranks[k - 1] : -1;
+            op->token_to = k + 1 < node->nranks ? node->ranks[k + 1] : -1;
+            return;
+        }
+    }
+}
+
+/* Is rank r on this rank's node (per the profile's node table)? */
+static int same_node(const struct tnbc_profile_site *site, int me, int r)
+{
+    for (int n = 0; n < site->nnodes; n++) {
+        const struct tnbc_profile_node *node = &site->nodes[n];
+        int has_me = 0, has_r = 0;
+        for (int k = 0; k < node->nranks; k++) {
+            has_me |= node->ranks[k] == me;
+            has_r |= node->ranks[k] == r;
+        }
+        if (has_me)
+            return has_r;
+    }
+    return 0;
 }
 
 /* Bytes of sub-message `sb` in the receive buffer's unguarded first page
@@ -132,7 +173,7 @@ static const char *per_source(struct nbop *op, const struct tnbc_profile_site *s
     if (op->layout.recv.span > INT_MAX || op->layout.send.span > INT_MAX)
         return "a block of 2 GiB or more";
     op->per_source = 1;
-    op->steps = calloc((size_t)(6 * p), sizeof *op->steps);
+    op->steps = calloc((size_t)(6 * p + 2), sizeof *op->steps);
     op->want = calloc((size_t)p, sizeof *op->want);
     op->parts_left = calloc((size_t)(p ? p : 1), sizeof *op->parts_left);
     if (!op->steps || !op->want || !op->parts_left)
@@ -175,6 +216,11 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
 
     if (!op->per_source || a->sendbuf == MPI_IN_PLACE)
         goto done;
+    node_neighbours(op, op->site_prio);
+    op->token_ok = op->token_from < 0;
+    if (op->token_from >= 0)
+        op->steps[op->nsteps++] = (struct step){ .kind = STEP_TOKEN_IN, .sub = -1,
+                                                 .peer = op->token_from, .prio = INT_MIN };
     PMPI_Type_size(a->stype, &ssize);
     sext = extent_of(a->stype);
     for (int dst = 0; dst < p; dst++) {
@@ -203,9 +249,15 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
             add_part(op, STEP_SEND, -1, dst, PART_HEAD, prio, at, 0, head);
         if (tail)
             add_part(op, STEP_SEND, -1, dst, PART_TAIL, prio, at + head + body, 0, tail);
-        if (body)
+        if (body) {
             add_part(op, STEP_SEND, -1, dst, PART_BODY, prio, at + head, 0, body);
+            /* Bodies to other nodes wait for this rank's turn on its node. */
+            op->steps[op->nsteps - 1].gated = !same_node(op->site_prio, me, dst);
+        }
     }
+    if (op->token_to >= 0)
+        op->steps[op->nsteps++] = (struct step){ .kind = STEP_TOKEN_OUT, .sub = -1,
+                                                 .peer = op->token_to, .prio = INT_MAX };
 done:
     qsort(op->steps, (size_t)op->nsteps, sizeof *op->steps, by_kind_then_prio);
     op->remaining = op->nsteps;
@@ -214,6 +266,8 @@ done:
 
 int nbop_step_tag(const struct nbop *op, const struct step *s)
 {
+    if (s->kind == STEP_TOKEN_IN || s->kind == STEP_TOKEN_OUT)
+        return op->tag + 3 * TAG_SPAN;
     return part_tag(op, (enum part)s->part);
 }
 
@@ -310,7 +364,7 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
     int nsub = op->layout.recv.nsub;
     if (!*why) {
         op->sub_done = calloc((size_t)(nsub ? nsub : 1), sizeof *op->sub_done);
-        int cap = op->per_source ? 6 * op->layout.comm_size : op->nsteps;
+        int cap = op->per_source ? 6 * op->layout.comm_size + 2 : op->nsteps;
         op->reqs = malloc((size_t)(cap ? cap : 1) * sizeof *op->reqs);
         if (!op->sub_done || !op->reqs)
             *why = "out of memory";
@@ -322,7 +376,7 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
     /* Sub-messages no step delivers are complete from the start. */
     for (int i = 0; i < nsub; i++)
         atomic_store(&op->sub_done[i], 1);
-    int cap = op->per_source ? 6 * op->layout.comm_size : op->nsteps;
+    int cap = op->per_source ? 6 * op->layout.comm_size + 2 : op->nsteps;
     for (int i = 0; i < cap; i++)
         op->reqs[i] = MPI_REQUEST_NULL;
     for (int i = 0; i < op->nsteps; i++)

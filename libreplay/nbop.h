@@ -17,7 +17,11 @@
 
 struct tnbc_profile_site;
 
-enum step_kind { STEP_RECV, STEP_SEND, STEP_CHUNK };
+enum step_kind {
+    STEP_RECV, STEP_SEND, STEP_CHUNK,
+    STEP_TOKEN_IN,    /* node schedule: the previous rank of my node is done */
+    STEP_TOKEN_OUT,   /* node schedule: tell the next rank of my node */
+};
 
 /* A per-source block travels as up to three messages: the bytes that fall
  * in the receiver's unguarded first page (head), those in its last page
@@ -35,6 +39,7 @@ struct step {
     enum step_kind kind;
     int sub;              /* receive sub-message it completes; -1 for sends */
     int part;             /* PART_BODY, or an edge part received before return */
+    int gated;            /* a send that waits for the node's token */
     int peer;
     int prio;             /* 0 = first */
     char *buf;            /* shadow or send copy, where this part starts */
@@ -61,6 +66,8 @@ struct nbop {
     atomic_uint edges_left;        /* head/tail parts not landed (futex word) */
     struct edge_req *want;         /* [comm_size] this rank's requests */
     int per_source;                /* steps are planned in two halves */
+    int token_from, token_to;      /* node schedule neighbours, -1 if none */
+    int token_ok;                  /* progress thread: my turn on the node */
     const struct tnbc_profile_site *site_prio;
     int remaining;                 /* steps not done (progress thread only) */
     atomic_llong wait_ns;          /* time the program waited in faults */
@@ -91,6 +98,11 @@ void nbop_free(struct nbop *op);
 void nbop_sub_complete(struct nbop *op, int sub);
 /* Blocks (async-signal-safe) until receive sub-message `sub` is complete. */
 void nbop_wait_sub(struct nbop *op, int sub);
+
+/* Node schedule (digest 000: one process's highest-priority blocks get
+ * the node's network to themselves at a time): 1 to use the profile's node
+ * phases, 0 to ignore them. Set once at start. */
+extern int nbop_node_schedule;
 
 /* Exact reductions only: 1 when the blocking and the chunked non-blocking
  * algorithms must give bit-identical results for this type and op. */

@@ -46,6 +46,12 @@ static int post(struct nbop *op, int i)
     case STEP_SEND:
         rc = PMPI_Isend(s->buf, s->count, s->type, s->peer, nbop_step_tag(op, s), op->comm, r);
         break;
+    case STEP_TOKEN_IN:
+        rc = PMPI_Irecv(NULL, 0, MPI_BYTE, s->peer, nbop_step_tag(op, s), op->comm, r);
+        break;
+    case STEP_TOKEN_OUT:
+        rc = PMPI_Isend(NULL, 0, MPI_BYTE, s->peer, nbop_step_tag(op, s), op->comm, r);
+        break;
     case STEP_CHUNK: {
         MPI_Aint off = s->chunk_first * extent_of(a->rtype);
         char *in = op->vsend ? op->vsend + off : MPI_IN_PLACE;
@@ -69,21 +75,31 @@ static int post(struct nbop *op, int i)
  * oldest call with chunks left may start one (*chunk_gate). */
 static int start_steps(struct nbop *op, int *chunk_gate)
 {
-    int started = 0, busy = 0, has_chunks = 0;
+    int started = 0, busy = 0, has_chunks = 0, gated_left = 0;
     for (int i = 0; i < op->nsteps; i++) {
         struct step *s = &op->steps[i];
-        if (s->kind == STEP_RECV && !s->posted) {
+        if ((s->kind == STEP_RECV || s->kind == STEP_TOKEN_IN) && !s->posted) {
             post(op, i);
             started++;
         }
-        if (s->kind != STEP_RECV && s->posted && !s->done)
+        if ((s->kind == STEP_SEND || s->kind == STEP_CHUNK) && s->posted && !s->done)
             busy++;
+        gated_left += s->gated && !s->done;
     }
     int window = P.window;
     for (int i = 0; i < op->nsteps && busy < window; i++) {
         struct step *s = &op->steps[i];
-        if (s->kind == STEP_RECV || s->posted)
+        if (s->kind == STEP_RECV || s->kind == STEP_TOKEN_IN || s->posted)
             continue;
+        if (s->gated && !op->token_ok)
+            continue;         /* not this rank's turn on its node yet */
+        if (s->kind == STEP_TOKEN_OUT) {
+            if (gated_left)
+                continue;     /* pass the turn on once my bodies are out */
+            post(op, i);
+            started++;
+            continue;
+        }
         if (s->kind == STEP_CHUNK) {
             has_chunks = 1;
             if (!*chunk_gate)
@@ -108,6 +124,8 @@ static void finish_step(struct nbop *op, int i)
     struct step *s = &op->steps[i];
     s->done = 1;
     op->remaining--;
+    if (s->kind == STEP_TOKEN_IN)
+        op->token_ok = 1;
     if (s->sub < 0 || !op->shadow)
         return;
     /* A receive part lands its own bytes; a chunk its whole sub-message. */

@@ -96,6 +96,7 @@ void tnbc_mode_init(int provided)
     PMPI_Comm_dup(MPI_COMM_WORLD, &R.data);
     PMPI_Comm_dup(MPI_COMM_WORLD, &R.agree);
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
+    nbop_node_schedule = tnbc_env_bool("TNBC_NODE_SCHEDULE", 1);
     int window = (int)tnbc_env_long("TNBC_WINDOW", 2, 1, 1024);
     long sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
     if (progress_start(window, sleep_us) != 0) {
@@ -236,7 +237,7 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
         *why = msg;
         return NULL;
     }
-    return nbop_create(a, *ps, R.data, 1 + R.seq % 10000, why);
+    return nbop_create(a, *ps, R.data, 1 + R.seq % 8000, why);
 }
 
 
