@@ -343,6 +343,11 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
  * installed, a program (or library) that installs its own SIGSEGV/SIGTRAP
  * handler becomes the handler we chain to, instead of displacing ours. */
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+#if defined(__SANITIZE_THREAD__)
+/* ThreadSanitizer intercepts sigaction itself and delivers signals through
+ * its own handler: go through it, and leave sigaction alone. */
+static sigaction_fn real_sigaction_fn(void) { return sigaction; }
+#else
 static sigaction_fn real_sigaction_fn(void)
 {
     static sigaction_fn fn;
@@ -362,6 +367,7 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
         *mine = *act;
     return 0;
 }
+#endif
 
 int tnbc_guard_init(void)
 {

@@ -29,4 +29,5 @@ CHECK_SUITES += replay
 
 .PHONY: check-replay
 check-replay: $(REPLAY_TEST_PROGS) $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
-	@BUILD=$(BUILD) test/replay.sh
+	@$(MAKE) --no-print-directory SAN=tsan build-tsan/lib/libtnbc-replay.so > /dev/null
+	@BUILD=$(BUILD) BUILD_TSAN=build-tsan test/replay.sh

@@ -7,6 +7,7 @@ source test/lib.sh
 export TNBC_BUILD=$PWD/$BUILD
 TNBC=scripts/tnbc
 P=$BUILD/test
+BUILD_TSAN=${BUILD_TSAN:-build-tsan}
 W=$(mktemp -d /tmp/tnbc-replay-test.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 q() { sqlite3 -batch -noheader "$1" "$2"; }
@@ -89,6 +90,26 @@ check_waits() {
     [[ $w -gt 0 ]]
 }
 
+# ThreadSanitizer over the progress thread and the program's thread: the
+# replay library built with -fsanitize=thread, on the integrity program.
+# Open MPI is not instrumented; test/replay/tsan.supp says what is not judged.
+check_tsan() {
+    local tsan; tsan=$(gcc -print-file-name=libtsan.so)
+    [[ -f "$tsan" && -f "$BUILD_TSAN/lib/libtnbc-replay.so" ]] || { echo "no TSan build"; return 1; }
+    pipeline ts 3 force "$P/replay/integrity" 31 2 || return 1
+    t_mpirun 3 -x LD_PRELOAD="$tsan:$PWD/$BUILD_TSAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/ts.on.profile" \
+        -x TNBC_REPLAY_DIR="$W/ts.tsan.d" \
+        -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=0 suppressions=$PWD/test/replay/tsan.supp" \
+        "$P/replay/integrity" 31 2 > "$W/ts.tsan" 2>&1 || { tail -40 "$W/ts.tsan"; return 1; }
+    cmp <(grep -v ThreadSanitizer "$W/ts.tsan" | grep -E '^(integrity|checksums)') "$W/ts.plain" ||
+        { echo "results differ under TSan"; return 1; }
+    [[ $(q "$W/ts.tsan.d/rank-000000.db" "SELECT SUM(traced) FROM site") -gt 0 ]] ||
+        { echo "nothing was transformed under TSan"; return 1; }
+    if grep -q 'WARNING: ThreadSanitizer' "$W/ts.tsan"; then
+        grep -A30 'WARNING: ThreadSanitizer' "$W/ts.tsan" | head -80; return 1
+    fi
+}
+
 # No profile: the library passes every call through.
 check_no_profile() {
     t_mpirun 2 -x LD_PRELOAD="$PWD/$BUILD/lib/libtnbc-replay.so" "$P/replay/integrity" 5 2 > "$W/np.out" &&
@@ -130,6 +151,7 @@ t_run "read order as profiled and opposite" check_orders
 t_run "write/fwrite/MPI_Send/free while in flight" check_io
 t_run "Fortran MPI_ALLTOALL" check_fortran
 t_run "fault waits recorded in the summary" check_waits
+T_TIMEOUT=300 t_run "ThreadSanitizer: progress thread and program" check_tsan
 t_run "no profile: pass-through" check_no_profile
 t_run "malformed profile: one line, blocking" check_bad_profile
 if [[ $(id -u) -ne 0 ]]; then
