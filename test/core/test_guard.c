@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -689,6 +690,75 @@ static void test_signal_keeps_ours(void **state)
     assert_int_equal(atomic_load(&nev), 1);
 }
 
+/* With no handler before ours (SIG_DFL), a fault that is not ours kills the
+ * process with SIGSEGV as it would without tracing, whether the kernel
+ * raised it (bad access) or someone sent it (raise, kill). Run in a child. */
+static int child_dies_of_segv(int how)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(SIGSEGV, &dfl, NULL);     /* the chained handler: default */
+        reclaim();
+        alarm(10);
+        if (how == 0)
+            (void)rd((char *)F.map + F.map_len);   /* unmapped (see caller) */
+        else
+            raise(SIGSEGV);
+        _exit(0);                           /* survived: wrong */
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid)
+        return -1;
+    if (WIFEXITED(st))
+        return 100 + WEXITSTATUS(st);
+    return WIFSIGNALED(st) ? WTERMSIG(st) : -1;
+}
+
+static void test_chain_default_kills(void **state)
+{
+    (void)state;
+    reclaim();
+    char *b = map_pages(2);
+    munmap(b + ps, ps);                     /* so F.map + ps is unmapped */
+    F.map_len = ps;
+    assert_int_equal(child_dies_of_segv(0), SIGSEGV);
+    /* A raised SIGSEGV does not fault again when the handler returns:
+     * re-executing the instruction is not enough to get the default action. */
+    int got = child_dies_of_segv(1);
+    if (got != SIGSEGV)
+        fail_msg("raise(SIGSEGV) with SIG_DFL before the guard's handler: child %s %d "
+                 "instead of being killed by SIGSEGV (chain() restores SIG_DFL but only "
+                 "re-raises signals other than SIGSEGV)",
+                 got >= 100 ? "exited with" : "got signal", got >= 100 ? got - 100 : got);
+}
+
+/* Send-side sub-messages may alias (MPI_Alltoallv with equal send
+ * displacements is legal): a write to bytes shared by several sub-messages
+ * is the first touch of all of them, and opens the page. */
+static void test_aliased_send_subs(void **state)
+{
+    (void)state;
+    reclaim();
+    char *b = map_pages(1);
+    struct tnbc_layout *l = even_layout(b, 4, ps);
+    for (int i = 0; i < 4; i++)
+        F.sub[i].offset = 0;                /* all four blocks are the same bytes */
+    l->span = ps;
+    setup_guard(&F.g, l, PROT_READ, 0);
+    assert_true(tnbc_guard_arm(&F.g) > 0);
+    wr(b + 8, 'a');
+    int n = atomic_load(&nev), rearms = atomic_load(&F.g.page_rearms[0]);
+    if (n != 4 || prot_at(b) != RW)
+        fail_msg("one write to bytes of 4 aliased sub-messages: %d event(s), page %s, "
+                 "%d single step(s); want 4 events and the page open", n,
+                 prot_at(b) == RW ? "open" : "still protected", rearms);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(evs[i].ev, TNBC_EV_WRITE);
+}
+
 struct toucher {
     char *b;
     int first, step, n;
@@ -764,6 +834,8 @@ int main(void)
         T(test_foreign_fault_chained),
         T(test_sigaction_interposed),
         T(test_signal_keeps_ours),
+        T(test_chain_default_kills),
+        T(test_aliased_send_subs),
         T(test_two_threads),
         T(test_measure_costs),
     };
