@@ -33,8 +33,10 @@ CONFIGS=(
     "trace K=0|malloc|0|"
     "trace K=8 (default)|malloc|8|"
     "trace K=8, no send guards|malloc|8|TNBC_TRACE_SEND=0"
+    "trace K=8, REARM_MAX=64|malloc|8|TNBC_TRACE_REARM_MAX=64"
     "plain, page-aligned|page|-|"
     "trace K=8, page-aligned|page|8|"
+    "trace K=$ITERS (all), page-aligned|page|$ITERS|"
 )
 
 # run_config IDX REP: one run; appends "idx,rep,seconds,fault_ns,mprotect_ns" to raw.csv.
@@ -81,15 +83,18 @@ def nums(col):
     return [float(x) for r in rows for x in r[col].split() if x]
 med = {i: statistics.median(v) for i, v in secs.items()}
 plain = {c[1]: med[i] for i, c in enumerate(configs) if c[2] == '-'}
-print(f"{'configuration':30} {'loop s':>9} {'[min-max]':>19} {'ratio':>6} {'us/call':>8} {'ms/traced call':>15}")
+low = {i: min(v) for i, v in secs.items()}
+plain_low = {c[1]: low[i] for i, c in enumerate(configs) if c[2] == '-'}
+print(f"{'configuration':34} {'median s':>8} {'[min-max]':>17} {'ratio':>5} {'us/call':>7}"
+      f" {'ms/traced call':>14} {'(from minima)':>13}")
 for i, (name, bufs, k, extra) in enumerate(configs):
     v, base = secs[i], plain[bufs]
-    over = med[i] - base
-    per_call = over / iters * 1e6
+    over, over_low = med[i] - base, low[i] - plain_low[bufs]
     traced = min(int(k), iters) if k != '-' else 0
-    per_traced = f"{over / traced * 1e3:15.2f}" if traced else f"{'-':>15}"
-    print(f"{name:30} {med[i]:9.3f} [{min(v):8.3f}-{max(v):8.3f}] {med[i] / base:6.2f} "
-          f"{per_call if k != '-' else 0:8.0f} {per_traced}")
+    col = lambda x: f"{x:14.2f}" if traced else f"{'-':>14}"
+    print(f"{name:34} {med[i]:8.3f} [{min(v):7.3f}-{max(v):7.3f}] {med[i] / base:5.2f} "
+          f"{over / iters * 1e6 if k != '-' else 0:7.0f} {col(over / max(traced, 1) * 1e3)}"
+          f" {col(over_low / max(traced, 1) * 1e3)[1:]}")
 f, m = nums(3), nums(4)
 if f:
     print(f"measured by the library (median over {len(f)} rank runs): "
