@@ -183,6 +183,18 @@ static void setup_guard(struct tnbc_guard *g, const struct tnbc_layout *l, int p
     g->user = &F;
 }
 
+/* The usual start of a test: the guard's handlers back in place, `pages`
+ * fresh pages, and an armed guard over nsub sub-messages of `each` bytes
+ * from the first byte. */
+static char *guarded_pages(size_t pages, int nsub, size_t each, int prot, unsigned flags)
+{
+    reclaim();
+    char *b = map_pages(pages);
+    setup_guard(&F.g, even_layout(b, nsub, each), prot, flags);
+    assert_true(tnbc_guard_arm(&F.g) > 0);
+    return b;
+}
+
 /* Protection of the page holding addr, from /proc/self/maps (-1: unmapped). */
 static int prot_at(const void *addr)
 {
@@ -233,10 +245,8 @@ static int teardown(void **state)
 static void test_page_subs_order_and_kinds(void **state)
 {
     (void)state;
-    reclaim();
-    char *b = map_pages(4);
-    setup_guard(&F.g, even_layout(b, 4, ps), PROT_NONE, 0);
-    assert_int_equal(tnbc_guard_arm(&F.g), (long)(4 * ps));
+    char *b = guarded_pages(4, 4, ps, PROT_NONE, 0);
+    assert_int_equal(F.g.hi - F.g.lo, (4 * ps));
     assert_int_equal(tnbc_guard_active(), 1);
     assert_int_equal(tnbc_range_count(), 1);
     for (int i = 0; i < 4; i++) {
@@ -282,11 +292,9 @@ static void test_page_subs_order_and_kinds(void **state)
 static void test_subpage_exact_rearm(void **state)
 {
     (void)state;
-    reclaim();
     size_t q = ps / 4;
-    char *b = map_pages(1);
-    setup_guard(&F.g, even_layout(b, 4, q), PROT_NONE, 0);
-    assert_int_equal(tnbc_guard_arm(&F.g), (long)ps);
+    char *b = guarded_pages(1, 4, q, PROT_NONE, 0);
+    assert_int_equal(F.g.hi - F.g.lo, ps);
 
     assert_int_equal(rd(b + 1 * q + 5), pattern(q + 5));
     assert_int_equal(prot_at(b), PROT_NONE);          /* re-armed after one step */
@@ -312,11 +320,8 @@ static void test_subpage_exact_rearm(void **state)
 static void test_access_straddling_two_pages(void **state)
 {
     (void)state;
-    reclaim();
-    char *b = map_pages(2);
+    char *b = guarded_pages(2, 2, ps, PROT_NONE, 0);
     uint64_t x, want;
-    setup_guard(&F.g, even_layout(b, 2, ps), PROT_NONE, 0);
-    assert_true(tnbc_guard_arm(&F.g) > 0);
     memcpy(&x, (void *)(volatile char *)(b + ps - 4), sizeof x);
     for (int i = 0; i < 8; i++)
         ((char *)&want)[i] = pattern(ps - 4 + (size_t)i);
@@ -435,11 +440,8 @@ static void test_release_range_for_io(void **state)
 static void test_release_range_subpage(void **state)
 {
     (void)state;
-    reclaim();
     size_t q = ps / 4;
-    char *b = map_pages(2);
-    setup_guard(&F.g, even_layout(b, 8, q), PROT_NONE, 0);
-    assert_true(tnbc_guard_arm(&F.g) > 0);
+    char *b = guarded_pages(2, 8, q, PROT_NONE, 0);
     assert_int_equal(tnbc_guard_release_range(b + q + 10, 10, TNBC_REL_IO), 4);
     expect_released_set(0, (int[]){ 0, 1, 2, 3 }, 4, TNBC_REL_IO);
     assert_int_equal(prot_at(b), RW);
@@ -453,10 +455,7 @@ static void test_release_range_subpage(void **state)
 static void test_release_part_of_a_sub(void **state)
 {
     (void)state;
-    reclaim();
-    char *b = map_pages(8);
-    setup_guard(&F.g, even_layout(b, 4, 2 * ps), PROT_NONE, 0);
-    assert_true(tnbc_guard_arm(&F.g) > 0);
+    char *b = guarded_pages(8, 4, 2 * ps, PROT_NONE, 0);
     assert_int_equal(tnbc_guard_release_range(b + 2 * ps, 1, TNBC_REL_IO), 1);
     expect_event(0, 1, TNBC_EV_RELEASE, TNBC_REL_IO);
     assert_int_equal(prot_at(b + 2 * ps), RW);
@@ -471,10 +470,7 @@ static void test_release_part_of_a_sub(void **state)
 static void test_disarm_releases_rest(void **state)
 {
     (void)state;
-    reclaim();
-    char *b = map_pages(4);
-    setup_guard(&F.g, even_layout(b, 4, ps), PROT_NONE, 0);
-    assert_true(tnbc_guard_arm(&F.g) > 0);
+    char *b = guarded_pages(4, 4, ps, PROT_NONE, 0);
     (void)rd(b + ps);
     tnbc_guard_disarm(&F.g, TNBC_REL_FINALIZE);
     assert_int_equal(atomic_load(&nev), 4);
@@ -500,11 +496,8 @@ static void test_disarm_releases_rest(void **state)
 static void test_wait_neighbours(void **state)
 {
     (void)state;
-    reclaim();
     size_t q = ps / 4;
-    char *b = map_pages(2);
-    setup_guard(&F.g, even_layout(b, 8, q), PROT_NONE, GUARD_WAIT_NEIGHBOURS);
-    assert_true(tnbc_guard_arm(&F.g) > 0);
+    char *b = guarded_pages(2, 8, q, PROT_NONE, GUARD_WAIT_NEIGHBOURS);
     (void)rd(b + 2 * q);
     expect_event(0, 2, TNBC_EV_READ, 0);
     expect_released_set(1, (int[]){ 0, 1, 3 }, 3, TNBC_REL_NEIGHBOUR);
@@ -522,11 +515,8 @@ static void test_wait_neighbours(void **state)
 static void test_open_sub(void **state)
 {
     (void)state;
-    reclaim();
     size_t q = ps / 4;
-    char *b = map_pages(2);
-    setup_guard(&F.g, even_layout(b, 8, q), PROT_NONE, GUARD_WAIT_NEIGHBOURS);
-    assert_true(tnbc_guard_arm(&F.g) > 0);
+    char *b = guarded_pages(2, 8, q, PROT_NONE, GUARD_WAIT_NEIGHBOURS);
     tnbc_guard_open_sub(&F.g, 0);
     tnbc_guard_open_sub(&F.g, 3);
     tnbc_guard_open_sub(&F.g, 1);
@@ -546,10 +536,7 @@ static void test_open_sub(void **state)
 static void test_send_side_readonly(void **state)
 {
     (void)state;
-    reclaim();
-    char *b = map_pages(4);
-    setup_guard(&F.g, even_layout(b, 4, ps), PROT_READ, 0);
-    assert_true(tnbc_guard_arm(&F.g) > 0);
+    char *b = guarded_pages(4, 4, ps, PROT_READ, 0);
     assert_int_equal(prot_at(b), PROT_READ);
     for (size_t i = 0; i < 4 * ps; i += 256)
         assert_int_equal(rd(b + i), pattern(i));
@@ -566,10 +553,7 @@ static void test_send_side_readonly(void **state)
 static void test_overlapping_guard_refused(void **state)
 {
     (void)state;
-    reclaim();
-    char *b = map_pages(4);
-    setup_guard(&F.g, even_layout(b, 4, ps), PROT_NONE, 0);
-    assert_true(tnbc_guard_arm(&F.g) > 0);
+    char *b = guarded_pages(4, 4, ps, PROT_NONE, 0);
     setup_guard(&F.g2, &F.lay, PROT_READ, 0);
     assert_int_equal(tnbc_guard_arm(&F.g2), -1);
     assert_int_equal(F.g2.armed, 0);
@@ -585,11 +569,8 @@ static void test_overlapping_guard_refused(void **state)
 static void test_rearm_limit(void **state)
 {
     (void)state;
-    reclaim();
     size_t q = ps / 4;
-    char *b = map_pages(1);
-    setup_guard(&F.g, even_layout(b, 4, q), PROT_NONE, 0);
-    assert_true(tnbc_guard_arm(&F.g) > 0);
+    char *b = guarded_pages(1, 4, q, PROT_NONE, 0);
     for (int i = 0; i < REARM_MAX; i++) {
         (void)rd(b + (size_t)i);
         assert_int_equal(prot_at(b), PROT_NONE);
@@ -606,10 +587,7 @@ static void test_rearm_limit(void **state)
 static void test_foreign_fault_chained(void **state)
 {
     (void)state;
-    reclaim();
-    char *b = map_pages(4);
-    setup_guard(&F.g, even_layout(b, 2, ps), PROT_NONE, 0);
-    assert_true(tnbc_guard_arm(&F.g) > 0);           /* a live guard elsewhere */
+    char *b = guarded_pages(4, 2, ps, PROT_NONE, 0);   /* a live guard elsewhere */
     char *none = mmap(NULL, ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     assert_true(none != MAP_FAILED);
 
@@ -682,10 +660,7 @@ static void test_sigaction_interposed(void **state)
 static void test_signal_keeps_ours(void **state)
 {
     (void)state;
-    reclaim();
-    char *b = map_pages(1);
-    setup_guard(&F.g, even_layout(b, 1, ps), PROT_NONE, 0);
-    assert_true(tnbc_guard_arm(&F.g) > 0);
+    char *b = guarded_pages(1, 1, ps, PROT_NONE, 0);
     signal(SIGSEGV, plain_segv);
     int displaced = !kernel_handler_is_ours();
     int reached_plain = FAULTS(rd(b));
