@@ -369,6 +369,32 @@ static void test_scatter_root_and_not(void **state)
     (void)state;
     check_scatter(0);
     check_scatter(p - 1);
+
+    /* scatterv: the root's blocks of 3 ints at displacements 4i + 2. */
+    int *sc = calloc((size_t)p, sizeof *sc), *sd = calloc((size_t)p, sizeof *sd);
+    struct tnbc_call_layout l;
+    struct tnbc_args a = args(TNBC_SCATTERV);
+    assert_true(sc && sd);
+    for (int i = 0; i < p; i++) {
+        sc[i] = 3;
+        sd[i] = 4 * i + 2;
+    }
+    a.scounts = sc;
+    a.sdispls = sd;
+    a.rcount = 3;
+    a.root = 0;
+    build(&a, 4, &l);
+    expect_chunks(&l, rbuf, 3, 4);                  /* 3 elements: 3 chunks */
+    if (r == 0) {
+        assert_ptr_equal(l.send.base, sbuf + 8);
+        assert_int_equal(l.send.span, (size_t)(4 * (p - 1) + 3) * 4);
+        for (int i = 0; i < p; i++)
+            expect_sub(&l.send, i, (size_t)i * 16, 12, i);
+    } else {
+        expect_absent(&l.send);
+    }
+    tnbc_layout_free(&l);
+    free(sc); free(sd);
 }
 
 /* Bcast: the root's buffer is its send side (one piece); the others
