@@ -43,9 +43,16 @@ $(TRACE_BENCH_BIN): bench/trace/a2a_read.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -o $@ $<
 
-ALL_TARGETS  += $(TRACE_BENCH_BIN)
+# The guard's fault and single-step costs, measured in one process.
+TRACE_STEP_BIN := $(BUILD)/bench/trace/step_cost
+
+$(TRACE_STEP_BIN): bench/trace/step_cost.c $(CORE_BASE_OBJS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CORE_LIBS)
+
+ALL_TARGETS  += $(TRACE_BENCH_BIN) $(TRACE_STEP_BIN)
 BENCH_SUITES += trace
 
 .PHONY: bench-trace
-bench-trace: $(TRACE_BENCH_BIN) $(BUILD)/lib/libtnbc-trace.so $(BUILD)/bin/tnbc-merge
+bench-trace: $(TRACE_BENCH_BIN) $(TRACE_STEP_BIN) $(BUILD)/lib/libtnbc-trace.so $(BUILD)/bin/tnbc-merge
 	@BUILD=$(BUILD) bench/trace/run.sh

@@ -5,7 +5,8 @@
 # Reports per configuration the median loop time, its spread (min-max), the
 # ratio to plain, the overhead per call (over all ITERS calls) and per
 # traced call, and the fault and mprotect costs the library measured
-# (run.fault_ns, run.mprotect_ns, median over runs and ranks).
+# (run.fault_ns, run.mprotect_ns, median over runs and ranks), and the
+# guard's fault and single-step costs measured alone (step_cost.c).
 #
 #   BENCH_NP=4 BENCH_BLOCK=65536 BENCH_ITERS=200 BENCH_REPS=5 bench/trace/run.sh
 #
@@ -62,6 +63,7 @@ run_config() {
 
 echo "bench-trace: $NP ranks, $BLOCK-byte blocks, $ITERS calls, $REPS runs per configuration, $(nproc) cores"
 echo "idx,rep,seconds,fault_ns(per rank),mprotect_ns(per rank),wall_s" >"$OUT/raw.csv"
+STEP=$("$B/bench/trace/step_cost") || { echo "bench-trace: step_cost failed" >&2; exit 1; }
 for ((rep = 1; rep <= REPS; rep++)); do
     for idx in "${!CONFIGS[@]}"; do
         run_config "$idx" "$rep" || exit 1
@@ -101,4 +103,5 @@ if f:
           f"fault {statistics.median(f) / 1e3:.1f} us [{min(f) / 1e3:.1f}-{max(f) / 1e3:.1f}], "
           f"mprotect {statistics.median(m) / 1e3:.1f} us [{min(m) / 1e3:.1f}-{max(m) / 1e3:.1f}]")
 EOF
+    echo "guard alone (bench/trace/step_cost, median [min-max] of 15 rounds, ns): $STEP"
 } | tee "$OUT/results.txt"
