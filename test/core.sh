@@ -15,6 +15,19 @@ B=${BUILD:-build}
 UNITS=(range_index guard collective config)
 TSAN_UNITS=(range_index guard)
 
+# cmocka_run BIN: t_cmocka, then cmocka's TAP skips ("not ok N # SKIP"),
+# which t_cmocka counts as failures, moved to the skipped count.
+cmocka_run() {
+    local log n
+    t_cmocka "$1"
+    log=$(_t_log "$(basename "$1")")
+    n=$(grep -c '^not ok [0-9]* # SKIP' "$log")
+    if ((n > 0)); then
+        T_FAIL=$((T_FAIL - n)) T_SKIP=$((T_SKIP + n))
+        echo "  skip $(grep '^not ok [0-9]* # SKIP' "$log" | sed 's/.*# SKIP //' | tr '\n' ' ')($n, see $log)"
+    fi
+}
+
 # run_units DIR UNIT...: every unit's binary under DIR, in TAP mode.
 run_units() {
     local dir=$1 u; shift
@@ -24,9 +37,9 @@ run_units() {
             printf '#!/bin/sh\nexec mpirun --oversubscribe -np 4 "%s"\n' \
                 "$PWD/$dir/test/core/test_collective" >"$w"
             chmod +x "$w"
-            ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 t_cmocka "$w"
+            ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 cmocka_run "$w"
         else
-            t_cmocka "$dir/test/core/test_$u"
+            cmocka_run "$dir/test/core/test_$u"
         fi
     done
 }
