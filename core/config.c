@@ -25,6 +25,9 @@ void tnbc_warn(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg + n, sizeof msg - (size_t)n - 1, fmt, ap);
     va_end(ap);
+    for (char *c = msg; *c; c++)       /* one line, whatever a value held */
+        if ((unsigned char)*c < 0x20)
+            *c = '?';
     strcat(msg, "\n");
     tnbc_write_stderr(msg);
 }

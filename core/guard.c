@@ -272,7 +272,7 @@ static void chain(int sig, siginfo_t *si, void *ctx, struct sigaction *prev)
     /* Default action: reinstate it; the faulting instruction runs again and
      * the kernel delivers the signal with its usual effect. */
     signal(sig, SIG_DFL);
-    if (sig != SIGSEGV)
+    if (sig != SIGSEGV || si->si_code <= 0)     /* sent, not a fault: it will not recur */
         raise(sig);
 }
 

@@ -33,3 +33,26 @@ CHECK_SUITES += core
 .PHONY: check-core
 check-core: $(CORE_TEST_BINS)
 	@BUILD=$(BUILD) test/core.sh
+
+# Trace-overhead benchmark (numbers in docs/trace.md): an Alltoall loop run
+# plain and under LD_PRELOAD of libtnbc-trace.so. (The library's path is
+# spelled out: libtrace/module.mk is read after this file.)
+TRACE_BENCH_BIN := $(BUILD)/bench/trace/a2a_read
+
+$(TRACE_BENCH_BIN): bench/trace/a2a_read.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -o $@ $<
+
+# The guard's fault and single-step costs, measured in one process.
+TRACE_STEP_BIN := $(BUILD)/bench/trace/step_cost
+
+$(TRACE_STEP_BIN): bench/trace/step_cost.c $(CORE_BASE_OBJS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(CORE_LIBS)
+
+ALL_TARGETS  += $(TRACE_BENCH_BIN) $(TRACE_STEP_BIN)
+BENCH_SUITES += trace
+
+.PHONY: bench-trace
+bench-trace: $(TRACE_BENCH_BIN) $(TRACE_STEP_BIN) $(BUILD)/lib/libtnbc-trace.so $(BUILD)/bin/tnbc-merge
+	@BUILD=$(BUILD) bench/trace/run.sh

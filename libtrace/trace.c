@@ -295,6 +295,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     st->traced++;
     st->bytes += (int64_t)tc->layout.recv.bytes;
     arm(tc, RECV);
+    tc->guard[SEND].layout = &tc->layout.send;   /* read by record_call even when unarmed */
     if (T.guard_send)
         arm(tc, SEND);
     record_call(tc, a, site->id, invocation, entry, ret);

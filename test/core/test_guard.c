@@ -1,0 +1,875 @@
+/* Unit tests for core/guard: page protection of sub-messages, the SIGSEGV /
+ * SIGTRAP handlers, release before system calls, and chaining of foreign
+ * faults to the handler that was there before.
+ *
+ * Buffers are mmap'ed pages; layouts are written by hand so every byte's
+ * sub-message and every page's state is known. Page protections are read
+ * back from /proc/self/maps.
+ *
+ * cmocka installs its own SIGSEGV handler around every test with signal(),
+ * which goes straight to the kernel; every test therefore first puts the
+ * guard's handlers back (reclaim()) as they were after tnbc_guard_init. */
+#include "clock.h"
+#include "guard.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#define REARM_MAX 20          /* TNBC_TRACE_REARM_MAX for this process */
+#define MAX_EVENTS 256
+
+/* ---- event log (written from the signal handler) ----------------------- */
+
+struct event {
+    struct tnbc_guard *g;
+    int sub, ev, why;
+    uint64_t tick;
+};
+static struct event evs[MAX_EVENTS];
+static atomic_int nev;
+
+static void hook(struct tnbc_guard *g, int sub, enum tnbc_guard_event ev,
+                 enum tnbc_release_reason why, uint64_t tick)
+{
+    int i = atomic_fetch_add(&nev, 1);
+    if (i < MAX_EVENTS)
+        evs[i] = (struct event){ g, sub, (int)ev, (int)why, tick };
+}
+
+static void expect_event(int i, int sub, enum tnbc_guard_event ev, enum tnbc_release_reason why)
+{
+    assert_true(i < atomic_load(&nev));
+    assert_int_equal(evs[i].sub, sub);
+    assert_int_equal(evs[i].ev, ev);
+    if (ev == TNBC_EV_RELEASE)
+        assert_int_equal(evs[i].why, why);
+}
+
+/* Events i..i+n-1 are RELEASE(why) of exactly the subs in want[] (any order). */
+static void expect_released_set(int i, const int *want, int n, enum tnbc_release_reason why)
+{
+    assert_int_equal(atomic_load(&nev), i + n);
+    for (int k = 0; k < n; k++) {
+        int found = 0;
+        for (int j = i; j < i + n; j++)
+            if (evs[j].sub == want[k]) {
+                assert_int_equal(evs[j].ev, TNBC_EV_RELEASE);
+                assert_int_equal(evs[j].why, why);
+                found++;
+            }
+        assert_int_equal(found, 1);
+    }
+}
+
+/* ---- the handler that was there before tnbc_guard_init ------------------ */
+
+static sigjmp_buf jb;
+static volatile sig_atomic_t jb_armed, prev_calls, other_calls, plain_calls;
+static void *volatile prev_addr;
+static volatile int prev_code;
+
+static void recover_or_die(void)
+{
+    if (jb_armed) {
+        jb_armed = 0;
+        siglongjmp(jb, 1);
+    }
+    static const char msg[] = "test_guard: unexpected SIGSEGV\n";
+    ssize_t w = write(2, msg, sizeof msg - 1);
+    (void)w;
+    _exit(3);
+}
+
+static void prev_segv(int sig, siginfo_t *si, void *ctx)
+{
+    (void)sig; (void)ctx;
+    prev_calls++;
+    prev_addr = si->si_addr;
+    prev_code = si->si_code;
+    recover_or_die();
+}
+
+static void other_segv(int sig, siginfo_t *si, void *ctx)
+{
+    (void)sig; (void)si; (void)ctx;
+    other_calls++;
+    recover_or_die();
+}
+
+static void plain_segv(int sig)
+{
+    (void)sig;
+    plain_calls++;
+    recover_or_die();
+}
+
+/* Runs `stmt`, which is expected to fault outside every guard; evaluates
+ * to 1 when a chained handler recovered from it. */
+#define FAULTS(stmt) (sigsetjmp(jb, 1) == 0 ? (jb_armed = 1, (stmt), jb_armed = 0, 0) : 1)
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+static sigaction_fn real_sigaction;      /* libc's (or a sanitizer's), not guard.c's */
+static struct sigaction ours_segv, ours_trap;
+
+static struct sigaction prev_sa;         /* the program's: prev_segv */
+
+/* Before each test: the guard's handlers in the kernel, and the program's
+ * handler as the one they chain to. cmocka's signal() either displaced
+ * ours (glibc) or, where signal() goes through sigaction (TSan), became
+ * the chained handler. */
+static int interposed;                   /* guard.c defines sigaction here */
+
+static void reclaim(void)
+{
+    real_sigaction(SIGSEGV, &ours_segv, NULL);
+    real_sigaction(SIGTRAP, &ours_trap, NULL);
+    if (interposed)
+        sigaction(SIGSEGV, &prev_sa, NULL);   /* guard.c's: sets the chain target */
+}
+
+/* Tests of the sigaction interposition itself need it to be there (a build
+ * may leave sigaction to a sanitizer that intercepts it). */
+static void need_interposition(void)
+{
+    if (!interposed) {
+        print_message("# sigaction is not interposed in this build\n");
+        skip();
+    }
+}
+
+/* ---- buffers, layouts, page state --------------------------------------- */
+
+static size_t ps;
+
+struct fixture {
+    char *map;
+    size_t map_len;
+    struct tnbc_submsg sub[64];
+    struct tnbc_layout lay;
+    struct tnbc_guard g, g2;
+};
+static struct fixture F;
+
+static char pattern(size_t i) { return (char)(i % 251 + 1); }
+
+/* n pages, read-write, filled with pattern(offset). */
+static char *map_pages(size_t n)
+{
+    F.map_len = n * ps;
+    F.map = mmap(NULL, F.map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(F.map != MAP_FAILED);
+    for (size_t i = 0; i < F.map_len; i++)
+        F.map[i] = pattern(i);
+    return F.map;
+}
+
+/* n sub-messages of `each` bytes back to back from base. */
+static struct tnbc_layout *even_layout(char *base, int n, size_t each)
+{
+    for (int i = 0; i < n; i++)
+        F.sub[i] = (struct tnbc_submsg){ (size_t)i * each, each, i, i };
+    F.lay = (struct tnbc_layout){ .base = base, .span = (size_t)n * each,
+                                  .bytes = (size_t)n * each, .block_bytes = (long)each,
+                                  .nsub = n, .sub = F.sub };
+    return &F.lay;
+}
+
+static void setup_guard(struct tnbc_guard *g, const struct tnbc_layout *l, int prot, unsigned flags)
+{
+    memset(g, 0, sizeof *g);
+    g->layout = l;
+    g->closed_prot = prot;
+    g->flags = flags;
+    g->hook = hook;
+    g->user = &F;
+}
+
+/* The usual start of a test: the guard's handlers back in place, `pages`
+ * fresh pages, and an armed guard over nsub sub-messages of `each` bytes
+ * from the first byte. */
+static char *guarded_pages(size_t pages, int nsub, size_t each, int prot, unsigned flags)
+{
+    reclaim();
+    char *b = map_pages(pages);
+    setup_guard(&F.g, even_layout(b, nsub, each), prot, flags);
+    assert_true(tnbc_guard_arm(&F.g) > 0);
+    return b;
+}
+
+/* Protection of the page holding addr, from /proc/self/maps (-1: unmapped). */
+static int prot_at(const void *addr)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512], perms[8];
+    unsigned long lo, hi, a = (unsigned long)addr;
+    int prot = -1;
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3 && lo <= a && a < hi) {
+            prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0);
+            break;
+        }
+    fclose(f);
+    return prot;
+}
+
+#define RW (PROT_READ | PROT_WRITE)
+
+static char rd(const char *p) { return *(const volatile char *)p; }
+static void wr(char *p, char v) { *(volatile char *)p = v; }
+
+static int setup(void **state)
+{
+    (void)state;
+    memset(&F, 0, sizeof F);
+    atomic_store(&nev, 0);
+    prev_calls = other_calls = plain_calls = 0;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    reclaim();
+    tnbc_guard_disarm(&F.g, TNBC_REL_DONE);
+    tnbc_guard_disarm(&F.g2, TNBC_REL_DONE);
+    if (F.map)
+        munmap(F.map, F.map_len);
+    F.map = NULL;
+    return tnbc_guard_active() == 0 && tnbc_range_count() == 0 ? 0 : -1;
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+/* One page per sub-message: touches in a known order come out in exactly
+ * that order, once each, with the access kind; pages open one by one. */
+static void test_page_subs_order_and_kinds(void **state)
+{
+    (void)state;
+    char *b = guarded_pages(4, 4, ps, PROT_NONE, 0);
+    assert_int_equal(F.g.hi - F.g.lo, (4 * ps));
+    assert_int_equal(tnbc_guard_active(), 1);
+    assert_int_equal(tnbc_range_count(), 1);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(F.g.cover[i], TNBC_COVER_GUARDED);
+        assert_int_equal(prot_at(b + (size_t)i * ps), PROT_NONE);
+    }
+
+    assert_int_equal(rd(b + 2 * ps + 7), pattern(2 * ps + 7));
+    assert_int_equal(prot_at(b + 2 * ps), RW);
+    assert_int_equal(prot_at(b + 1 * ps), PROT_NONE);
+    wr(b + 0 * ps + 100, 'w');
+    assert_int_equal(prot_at(b), RW);
+    assert_int_equal(rd(b + 3 * ps + ps - 1), pattern(4 * ps - 1));
+    wr(b + 1 * ps, 'x');
+    assert_int_equal(atomic_load(&nev), 4);
+    expect_event(0, 2, TNBC_EV_READ, 0);
+    expect_event(1, 0, TNBC_EV_WRITE, 0);
+    expect_event(2, 3, TNBC_EV_READ, 0);
+    expect_event(3, 1, TNBC_EV_WRITE, 0);
+    for (int i = 0; i < 4; i++) {
+        assert_ptr_equal(evs[i].g, &F.g);
+        assert_true(evs[i].tick > 0);
+        if (i)
+            assert_true(evs[i].tick >= evs[i - 1].tick);
+        assert_int_equal(prot_at(b + (size_t)i * ps), RW);
+    }
+
+    /* Second touches are free and silent; the data is what was written. */
+    for (size_t i = 0; i < 4 * ps; i += 512)
+        (void)rd(b + i);
+    assert_int_equal(rd(b + 100), 'w');
+    assert_int_equal(rd(b + ps), 'x');
+    assert_int_equal(atomic_load(&nev), 4);
+    tnbc_guard_disarm(&F.g, TNBC_REL_DONE);
+    assert_int_equal(atomic_load(&nev), 4);           /* nothing left to release */
+    assert_int_equal(tnbc_guard_active(), 0);
+    assert_int_equal(tnbc_range_count(), 0);
+}
+
+/* Four sub-messages share one page: each first touch is reported exactly
+ * once, and the page is re-protected after each single-stepped access until
+ * the last one is touched. */
+static void test_subpage_exact_rearm(void **state)
+{
+    (void)state;
+    size_t q = ps / 4;
+    char *b = guarded_pages(1, 4, q, PROT_NONE, 0);
+    assert_int_equal(F.g.hi - F.g.lo, ps);
+
+    assert_int_equal(rd(b + 1 * q + 5), pattern(q + 5));
+    assert_int_equal(prot_at(b), PROT_NONE);          /* re-armed after one step */
+    assert_int_equal(rd(b + 1 * q + 6), pattern(q + 6)); /* again: no event */
+    assert_int_equal(atomic_load(&nev), 1);
+    wr(b + 3 * q + 1, 'z');
+    assert_int_equal(prot_at(b), PROT_NONE);
+    assert_int_equal(rd(b + 0 * q), pattern(0));
+    assert_int_equal(prot_at(b), PROT_NONE);
+    assert_int_equal(rd(b + 2 * q + q - 1), pattern(3 * q - 1));
+    assert_int_equal(prot_at(b), RW);                 /* all four open */
+    assert_int_equal(rd(b + 3 * q + 1), 'z');         /* the stepped store landed */
+
+    assert_int_equal(atomic_load(&nev), 4);
+    expect_event(0, 1, TNBC_EV_READ, 0);
+    expect_event(1, 3, TNBC_EV_WRITE, 0);
+    expect_event(2, 0, TNBC_EV_READ, 0);
+    expect_event(3, 2, TNBC_EV_READ, 0);
+}
+
+/* One unaligned 8-byte load across the boundary of two page-sized
+ * sub-messages reports both, lower first. */
+static void test_access_straddling_two_pages(void **state)
+{
+    (void)state;
+    char *b = guarded_pages(2, 2, ps, PROT_NONE, 0);
+    uint64_t x, want;
+    memcpy(&x, (void *)(volatile char *)(b + ps - 4), sizeof x);
+    for (int i = 0; i < 8; i++)
+        ((char *)&want)[i] = pattern(ps - 4 + (size_t)i);
+    assert_memory_equal(&x, &want, sizeof x);
+    assert_int_equal(atomic_load(&nev), 2);
+    expect_event(0, 0, TNBC_EV_READ, 0);
+    expect_event(1, 1, TNBC_EV_READ, 0);
+}
+
+/* An unaligned buffer: its first and last pages stay open (edge pages) and
+ * each sub-message's cover class says how much of it is guarded. */
+static void test_edge_pages_and_cover(void **state)
+{
+    (void)state;
+    reclaim();
+    char *m = map_pages(4), *b = m + 100;
+    size_t q = 3 * ps / 4;
+    struct tnbc_layout *l = even_layout(b, 4, q);
+    F.sub[4] = (struct tnbc_submsg){ 0, 0, 4, 4 };   /* an empty block */
+    l->nsub = 5;
+    l->span = 3 * ps;
+    setup_guard(&F.g, l, PROT_NONE, 0);
+    assert_int_equal(tnbc_guard_arm(&F.g), (long)(2 * ps));
+    assert_ptr_equal((void *)F.g.lo, m + ps);
+    assert_ptr_equal((void *)F.g.hi, m + 3 * ps);
+    assert_int_equal(F.g.cover[0], TNBC_COVER_EDGE);     /* [100, 100+q) in page 0 */
+    assert_int_equal(F.g.cover[1], TNBC_COVER_PARTIAL);  /* pages 0-1 */
+    assert_int_equal(F.g.cover[2], TNBC_COVER_GUARDED);  /* pages 1-2 */
+    assert_int_equal(F.g.cover[3], TNBC_COVER_PARTIAL);  /* pages 2-3 */
+    assert_int_equal(F.g.cover[4], TNBC_COVER_EMPTY);
+    assert_int_equal(prot_at(m), RW);
+    assert_int_equal(prot_at(m + ps), PROT_NONE);
+    assert_int_equal(prot_at(m + 2 * ps), PROT_NONE);
+    assert_int_equal(prot_at(m + 3 * ps), RW);
+
+    /* Edge bytes: no fault, no event. */
+    (void)rd(b);                       /* sub 0 */
+    (void)rd(m + ps - 1);              /* sub 1's head in page 0 */
+    wr(m + 3 * ps + 50, 'e');          /* sub 3's tail in page 3 */
+    assert_int_equal(atomic_load(&nev), 0);
+    /* Guarded bytes: 3, 1, 2. */
+    (void)rd(m + 3 * ps - 1);          /* sub 3 in page 2 */
+    (void)rd(m + ps);                  /* sub 1 in page 1 */
+    assert_int_equal(prot_at(m + ps), PROT_NONE);   /* sub 2 still closed there */
+    wr(b + 2 * q + 1, 'g');            /* sub 2 */
+    assert_int_equal(atomic_load(&nev), 3);
+    expect_event(0, 3, TNBC_EV_READ, 0);
+    expect_event(1, 1, TNBC_EV_READ, 0);
+    expect_event(2, 2, TNBC_EV_WRITE, 0);
+    assert_int_equal(prot_at(m + ps), RW);
+    assert_int_equal(prot_at(m + 2 * ps), RW);
+}
+
+/* A buffer without one whole page cannot be guarded: arm says 0. */
+static void test_nothing_to_guard(void **state)
+{
+    (void)state;
+    char *m = map_pages(2);
+    setup_guard(&F.g, even_layout(m + 100, 2, ps / 2), PROT_NONE, 0);
+    assert_int_equal(tnbc_guard_arm(&F.g), 0);
+    assert_int_equal(F.g.armed, 0);
+    assert_int_equal(tnbc_guard_active(), 0);
+    tnbc_guard_disarm(&F.g, TNBC_REL_DONE);          /* safe on an unarmed guard */
+    assert_int_equal(atomic_load(&nev), 0);
+    assert_int_equal(prot_at(m + ps), RW);
+}
+
+/* The kernel cannot read a guarded page (EFAULT, no signal); releasing the
+ * range first makes write() work, and reports exactly that sub-message. */
+static void test_release_range_for_io(void **state)
+{
+    (void)state;
+    reclaim();
+    char *b = map_pages(4), back[4096 * 4];
+    int fd[2];
+    assert_true(ps <= sizeof back);
+    setup_guard(&F.g, even_layout(b, 4, ps), PROT_NONE, 0);
+    assert_true(tnbc_guard_arm(&F.g) > 0);
+    assert_int_equal(pipe(fd), 0);
+
+    errno = 0;
+    assert_int_equal(write(fd[1], b + 2 * ps, ps), -1);
+    assert_int_equal(errno, EFAULT);
+    assert_int_equal(atomic_load(&nev), 0);
+
+    assert_int_equal(tnbc_guard_release_range(b + 2 * ps + 10, 100, TNBC_REL_IO), 1);
+    assert_int_equal(atomic_load(&nev), 1);
+    expect_event(0, 2, TNBC_EV_RELEASE, TNBC_REL_IO);
+    assert_int_equal(prot_at(b + 2 * ps), RW);
+    assert_int_equal(prot_at(b + 1 * ps), PROT_NONE);
+    assert_int_equal(prot_at(b + 3 * ps), PROT_NONE);
+    assert_int_equal(write(fd[1], b + 2 * ps, ps), (ssize_t)ps);
+    assert_int_equal(read(fd[0], back, ps), (ssize_t)ps);
+    for (size_t i = 0; i < ps; i++)
+        assert_int_equal(back[i], pattern(2 * ps + i));
+
+    /* Two pages at once; again the same range: nothing more to release. */
+    assert_int_equal(tnbc_guard_release_range(b, 2 * ps, TNBC_REL_MPI), 2);
+    expect_released_set(1, (int[]){ 0, 1 }, 2, TNBC_REL_MPI);
+    assert_int_equal(tnbc_guard_release_range(b, 2 * ps, TNBC_REL_MPI), 0);
+    assert_int_equal(prot_at(b + 3 * ps), PROT_NONE);
+    /* Nothing guarded there / degenerate arguments. */
+    assert_int_equal(tnbc_guard_release_range(b + 4 * ps, ps, TNBC_REL_IO), 0);
+    assert_int_equal(tnbc_guard_release_range(b + 3 * ps, 0, TNBC_REL_IO), 0);
+    assert_int_equal(tnbc_guard_release_range(NULL, ps, TNBC_REL_IO), 0);
+    assert_int_equal(atomic_load(&nev), 3);
+    /* The last one is still traced normally. */
+    (void)rd(b + 3 * ps);
+    expect_event(3, 3, TNBC_EV_READ, 0);
+    close(fd[0]);
+    close(fd[1]);
+}
+
+/* Sub-page sub-messages: a release covers whole pages, so exactly the
+ * sub-messages on the pages the range meets are released. */
+static void test_release_range_subpage(void **state)
+{
+    (void)state;
+    size_t q = ps / 4;
+    char *b = guarded_pages(2, 8, q, PROT_NONE, 0);
+    assert_int_equal(tnbc_guard_release_range(b + q + 10, 10, TNBC_REL_IO), 4);
+    expect_released_set(0, (int[]){ 0, 1, 2, 3 }, 4, TNBC_REL_IO);
+    assert_int_equal(prot_at(b), RW);
+    assert_int_equal(prot_at(b + ps), PROT_NONE);
+    (void)rd(b + 6 * q);
+    expect_event(4, 6, TNBC_EV_READ, 0);
+}
+
+/* A sub-message over two pages released through its first page only: its
+ * second page still faults, but silently (no second event), and works. */
+static void test_release_part_of_a_sub(void **state)
+{
+    (void)state;
+    char *b = guarded_pages(8, 4, 2 * ps, PROT_NONE, 0);
+    assert_int_equal(tnbc_guard_release_range(b + 2 * ps, 1, TNBC_REL_IO), 1);
+    expect_event(0, 1, TNBC_EV_RELEASE, TNBC_REL_IO);
+    assert_int_equal(prot_at(b + 2 * ps), RW);
+    assert_int_equal(prot_at(b + 3 * ps), PROT_NONE);
+    assert_int_equal(rd(b + 3 * ps + 9), pattern(3 * ps + 9));
+    assert_int_equal(atomic_load(&nev), 1);
+    assert_int_equal(prot_at(b + 3 * ps), RW);
+}
+
+/* Disarm releases exactly the untouched sub-messages and restores RW; the
+ * guard can be armed again afterwards. */
+static void test_disarm_releases_rest(void **state)
+{
+    (void)state;
+    char *b = guarded_pages(4, 4, ps, PROT_NONE, 0);
+    (void)rd(b + ps);
+    tnbc_guard_disarm(&F.g, TNBC_REL_FINALIZE);
+    assert_int_equal(atomic_load(&nev), 4);
+    expect_event(0, 1, TNBC_EV_READ, 0);
+    expect_event(1, 0, TNBC_EV_RELEASE, TNBC_REL_FINALIZE);
+    expect_event(2, 2, TNBC_EV_RELEASE, TNBC_REL_FINALIZE);
+    expect_event(3, 3, TNBC_EV_RELEASE, TNBC_REL_FINALIZE);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(prot_at(b + (size_t)i * ps), RW);
+    assert_int_equal(F.g.armed, 0);
+    assert_int_equal(tnbc_guard_active(), 0);
+    assert_int_equal(tnbc_range_count(), 0);
+    tnbc_guard_disarm(&F.g, TNBC_REL_FINALIZE);      /* twice: no-op */
+    assert_int_equal(atomic_load(&nev), 4);
+
+    assert_true(tnbc_guard_arm(&F.g) > 0);           /* reusable */
+    wr(b + 3 * ps, 1);
+    expect_event(4, 3, TNBC_EV_WRITE, 0);
+}
+
+/* GUARD_WAIT_NEIGHBOURS (replay): a touch on a shared page releases the
+ * other closed sub-messages on it (reason neighbour) instead of stepping. */
+static void test_wait_neighbours(void **state)
+{
+    (void)state;
+    size_t q = ps / 4;
+    char *b = guarded_pages(2, 8, q, PROT_NONE, GUARD_WAIT_NEIGHBOURS);
+    (void)rd(b + 2 * q);
+    expect_event(0, 2, TNBC_EV_READ, 0);
+    expect_released_set(1, (int[]){ 0, 1, 3 }, 3, TNBC_REL_NEIGHBOUR);
+    assert_int_equal(prot_at(b), RW);
+    assert_int_equal(prot_at(b + ps), PROT_NONE);    /* the other page is untouched */
+    (void)rd(b);
+    assert_int_equal(atomic_load(&nev), 4);
+    wr(b + 7 * q, 1);
+    expect_event(4, 7, TNBC_EV_WRITE, 0);
+    expect_released_set(5, (int[]){ 4, 5, 6 }, 3, TNBC_REL_NEIGHBOUR);
+}
+
+/* Replay's tnbc_guard_open_sub: no event; a page opens once every
+ * sub-message on it is open. */
+static void test_open_sub(void **state)
+{
+    (void)state;
+    size_t q = ps / 4;
+    char *b = guarded_pages(2, 8, q, PROT_NONE, GUARD_WAIT_NEIGHBOURS);
+    tnbc_guard_open_sub(&F.g, 0);
+    tnbc_guard_open_sub(&F.g, 3);
+    tnbc_guard_open_sub(&F.g, 1);
+    assert_int_equal(prot_at(b), PROT_NONE);
+    tnbc_guard_open_sub(&F.g, 2);
+    assert_int_equal(prot_at(b), RW);
+    assert_int_equal(prot_at(b + ps), PROT_NONE);
+    (void)rd(b + q);
+    assert_int_equal(atomic_load(&nev), 0);
+    tnbc_guard_open_sub(&F.g, 6);
+    (void)rd(b + 5 * q);
+    expect_event(0, 5, TNBC_EV_READ, 0);
+    expect_released_set(1, (int[]){ 4, 7 }, 2, TNBC_REL_NEIGHBOUR);
+}
+
+/* A send-side guard (read-only): reads pass, the first write is reported. */
+static void test_send_side_readonly(void **state)
+{
+    (void)state;
+    char *b = guarded_pages(4, 4, ps, PROT_READ, 0);
+    assert_int_equal(prot_at(b), PROT_READ);
+    for (size_t i = 0; i < 4 * ps; i += 256)
+        assert_int_equal(rd(b + i), pattern(i));
+    assert_int_equal(atomic_load(&nev), 0);
+    wr(b + 3 * ps + 1, 'S');
+    assert_int_equal(atomic_load(&nev), 1);
+    expect_event(0, 3, TNBC_EV_WRITE, 0);
+    assert_int_equal(prot_at(b + 3 * ps), RW);
+    assert_int_equal(prot_at(b + 2 * ps), PROT_READ);
+    assert_int_equal(rd(b + 3 * ps + 1), 'S');
+}
+
+/* Two guards may not cover the same pages; the first keeps working. */
+static void test_overlapping_guard_refused(void **state)
+{
+    (void)state;
+    char *b = guarded_pages(4, 4, ps, PROT_NONE, 0);
+    setup_guard(&F.g2, &F.lay, PROT_READ, 0);
+    assert_int_equal(tnbc_guard_arm(&F.g2), -1);
+    assert_int_equal(F.g2.armed, 0);
+    assert_int_equal(tnbc_guard_active(), 1);
+    assert_int_equal(prot_at(b), PROT_NONE);
+    (void)rd(b + ps);
+    assert_int_equal(atomic_load(&nev), 1);
+    assert_ptr_equal(evs[0].g, &F.g);
+}
+
+/* After TNBC_TRACE_REARM_MAX single steps on one page, the page stays open
+ * and its untouched sub-messages are released with reason limit. */
+static void test_rearm_limit(void **state)
+{
+    (void)state;
+    size_t q = ps / 4;
+    char *b = guarded_pages(1, 4, q, PROT_NONE, 0);
+    for (int i = 0; i < REARM_MAX; i++) {
+        (void)rd(b + (size_t)i);
+        assert_int_equal(prot_at(b), PROT_NONE);
+    }
+    assert_int_equal(atomic_load(&nev), 1);
+    (void)rd(b);                                      /* one step too many */
+    assert_int_equal(prot_at(b), RW);
+    expect_event(0, 0, TNBC_EV_READ, 0);
+    expect_released_set(1, (int[]){ 1, 2, 3 }, 3, TNBC_REL_LIMIT);
+}
+
+/* A fault that is not ours (a PROT_NONE page nobody guards, an unmapped
+ * page) reaches the SIGSEGV handler installed before tnbc_guard_init. */
+static void test_foreign_fault_chained(void **state)
+{
+    (void)state;
+    char *b = guarded_pages(4, 2, ps, PROT_NONE, 0);   /* a live guard elsewhere */
+    char *none = mmap(NULL, ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(none != MAP_FAILED);
+
+    assert_int_equal(FAULTS(rd(none + 3)), 1);
+    assert_int_equal(prev_calls, 1);
+    assert_ptr_equal(prev_addr, none + 3);
+    assert_int_equal(prev_code, SEGV_ACCERR);
+
+    munmap(none, ps);
+    assert_int_equal(FAULTS(rd(none)), 1);
+    assert_int_equal(prev_calls, 2);
+    assert_int_equal(prev_code, SEGV_MAPERR);
+
+    /* A page of the buffer beyond the guard is not ours either. */
+    mprotect(b + 3 * ps, ps, PROT_NONE);
+    assert_int_equal(FAULTS(wr(b + 3 * ps, 1)), 1);
+    assert_int_equal(prev_calls, 3);
+    mprotect(b + 3 * ps, ps, RW);
+
+    /* Ours still works after siglongjmp'ing out of the chain. */
+    (void)rd(b);
+    assert_int_equal(atomic_load(&nev), 1);
+    assert_int_equal(prev_calls, 3);
+}
+
+static int kernel_handler_is_ours(void)
+{
+    struct sigaction now;
+    real_sigaction(SIGSEGV, NULL, &now);
+    return (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == ours_segv.sa_sigaction;
+}
+
+/* sigaction() after tnbc_guard_init sees and replaces the chained handler;
+ * ours stays installed in the kernel. */
+static void test_sigaction_interposed(void **state)
+{
+    (void)state;
+    need_interposition();
+    reclaim();
+    struct sigaction old, sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = other_segv;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+
+    assert_int_equal(sigaction(SIGSEGV, NULL, &old), 0);
+    assert_ptr_equal(old.sa_sigaction, prev_segv);
+    assert_int_equal(sigaction(SIGSEGV, &sa, &old), 0);
+    assert_ptr_equal(old.sa_sigaction, prev_segv);
+    assert_true(kernel_handler_is_ours());
+
+    char *b = map_pages(2);
+    setup_guard(&F.g, even_layout(b, 1, ps), PROT_NONE, 0);
+    assert_true(tnbc_guard_arm(&F.g) > 0);
+    (void)rd(b);
+    assert_int_equal(atomic_load(&nev), 1);           /* guarded fault: ours */
+    mprotect(b + ps, ps, PROT_NONE);
+    assert_int_equal(FAULTS(rd(b + ps)), 1);          /* foreign: the new one */
+    assert_int_equal(other_calls, 1);
+    assert_int_equal(prev_calls, 0);
+    mprotect(b + ps, ps, RW);
+
+    old.sa_sigaction = prev_segv;                     /* put the first one back */
+    assert_int_equal(sigaction(SIGSEGV, &old, &sa), 0);
+    assert_ptr_equal(sa.sa_sigaction, other_segv);
+    assert_true(kernel_handler_is_ours());
+}
+
+/* signal() is the other way to install a handler; it must not displace
+ * the guard's handler either (same contract as sigaction). */
+static void test_signal_keeps_ours(void **state)
+{
+    (void)state;
+    char *b = guarded_pages(1, 1, ps, PROT_NONE, 0);
+    signal(SIGSEGV, plain_segv);
+    int displaced = !kernel_handler_is_ours();
+    int reached_plain = FAULTS(rd(b));
+    reclaim();
+    if (displaced || reached_plain)
+        fail_msg("signal(SIGSEGV, h) after tnbc_guard_init replaced the guard's handler "
+                 "(a guarded touch went to h: %d); glibc's signal() does not go through "
+                 "the interposed sigaction()", (int)plain_calls);
+    assert_int_equal(atomic_load(&nev), 1);
+}
+
+/* With no handler before ours (SIG_DFL), a fault that is not ours kills the
+ * process with SIGSEGV as it would without tracing, whether the kernel
+ * raised it (bad access) or someone sent it (raise, kill). Run in a child. */
+static int child_dies_of_segv(int how)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        reclaim();
+        sigaction(SIGSEGV, &dfl, NULL);     /* the chained handler: default */
+        alarm(3);                           /* a hang ends as SIGALRM */
+        if (how == 0)
+            (void)rd((char *)F.map + F.map_len);   /* unmapped (see caller) */
+        else
+            raise(SIGSEGV);
+        _exit(0);                           /* survived: wrong */
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid)
+        return -1;
+    if (WIFEXITED(st))
+        return 100 + WEXITSTATUS(st);
+    return WIFSIGNALED(st) ? WTERMSIG(st) : -1;
+}
+
+static void test_chain_default_kills(void **state)
+{
+    (void)state;
+    need_interposition();
+    reclaim();
+    char *b = map_pages(2);
+    munmap(b + ps, ps);                     /* so F.map + ps is unmapped */
+    F.map_len = ps;
+    int got = child_dies_of_segv(0);
+    if (got == SIGALRM)
+        fail_msg("a bad access with SIG_DFL before the guard's handler hung the child: "
+                 "chain() restores SIG_DFL with signal(), which here (TSan) goes through "
+                 "the interposed sigaction() and only replaces the chained handler, so "
+                 "the fault repeats forever");
+    assert_int_equal(got, SIGSEGV);
+    /* A raised SIGSEGV does not fault again when the handler returns:
+     * re-executing the instruction is not enough to get the default action. */
+    got = child_dies_of_segv(1);
+    if (got != SIGSEGV)
+        fail_msg("raise(SIGSEGV) with SIG_DFL before the guard's handler: child %s %d "
+                 "instead of being killed by SIGSEGV (chain() restores SIG_DFL but only "
+                 "re-raises signals other than SIGSEGV)",
+                 got >= 100 ? "exited with" : "got signal", got >= 100 ? got - 100 : got);
+}
+
+/* Send-side sub-messages may alias (MPI_Alltoallv with equal send
+ * displacements is legal): a write to bytes shared by several sub-messages
+ * is the first touch of all of them, and opens the page. */
+static void test_aliased_send_subs(void **state)
+{
+    (void)state;
+    reclaim();
+    char *b = map_pages(1);
+    struct tnbc_layout *l = even_layout(b, 4, ps);
+    for (int i = 0; i < 4; i++)
+        F.sub[i].offset = 0;                /* all four blocks are the same bytes */
+    l->span = ps;
+    setup_guard(&F.g, l, PROT_READ, 0);
+    assert_true(tnbc_guard_arm(&F.g) > 0);
+    wr(b + 8, 'a');
+    int n = atomic_load(&nev), rearms = atomic_load(&F.g.page_rearms[0]);
+    if (n != 4 || prot_at(b) != RW)
+        fail_msg("one write to bytes of 4 aliased sub-messages: %d event(s), page %s, "
+                 "%d single step(s); want 4 events and the page open", n,
+                 prot_at(b) == RW ? "open" : "still protected", rearms);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(evs[i].ev, TNBC_EV_WRITE);
+}
+
+struct toucher {
+    char *b;
+    int first, step, n;
+};
+
+static void *touch_thread(void *arg)
+{
+    struct toucher *t = arg;
+    for (int i = t->first; i < t->n; i += t->step)
+        (void)rd(t->b + (size_t)i * ps + 1);
+    return NULL;
+}
+
+/* Two threads fault on different pages of one guard at the same time:
+ * every sub-message is reported exactly once. */
+static void test_two_threads(void **state)
+{
+    (void)state;
+    reclaim();
+    enum { N = 32 };
+    char *b = map_pages(N);
+    pthread_t t[2];
+    struct toucher tt[2] = { { b, 0, 2, N }, { b, 1, 2, N } };
+    int seen[N] = { 0 };
+    setup_guard(&F.g, even_layout(b, N, ps), PROT_NONE, 0);
+    assert_true(tnbc_guard_arm(&F.g) > 0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, touch_thread, &tt[i]), 0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+    assert_int_equal(atomic_load(&nev), N);
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(evs[i].ev, TNBC_EV_READ);
+        seen[evs[i].sub]++;
+    }
+    for (int i = 0; i < N; i++)
+        assert_int_equal(seen[i], 1);
+}
+
+/* The self-measurements used for the model's Tinit give positive numbers
+ * and leave nothing armed. */
+static void test_measure_costs(void **state)
+{
+    (void)state;
+    reclaim();
+    double mp = tnbc_guard_measure_mprotect_ns(), fault = tnbc_guard_measure_fault_ns();
+    print_message("# mprotect %.0f ns, fault %.0f ns\n", mp, fault);
+    assert_true(mp > 0);
+    assert_true(fault > 0);
+    assert_int_equal(tnbc_guard_active(), 0);
+    assert_int_equal(tnbc_range_count(), 0);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        T(test_page_subs_order_and_kinds),
+        T(test_subpage_exact_rearm),
+        T(test_access_straddling_two_pages),
+        T(test_edge_pages_and_cover),
+        T(test_nothing_to_guard),
+        T(test_release_range_for_io),
+        T(test_release_range_subpage),
+        T(test_release_part_of_a_sub),
+        T(test_disarm_releases_rest),
+        T(test_wait_neighbours),
+        T(test_open_sub),
+        T(test_send_side_readonly),
+        T(test_overlapping_guard_refused),
+        T(test_rearm_limit),
+        T(test_foreign_fault_chained),
+        T(test_sigaction_interposed),
+        T(test_signal_keeps_ours),
+        T(test_chain_default_kills),
+        T(test_aliased_send_subs),
+        T(test_two_threads),
+        T(test_measure_costs),
+    };
+    char rearm[16];
+
+    ps = tnbc_page_size();
+    real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    Dl_info self, sa_info;
+    interposed = dladdr((void *)main, &self) && dladdr((void *)sigaction, &sa_info) &&
+                 strcmp(self.dli_fname, sa_info.dli_fname) == 0;
+    if (!real_sigaction) {
+        fprintf(stderr, "test_guard: no sigaction after ours\n");
+        return 1;
+    }
+    /* The program's own handler, installed before the guard's. */
+    memset(&prev_sa, 0, sizeof prev_sa);
+    prev_sa.sa_sigaction = prev_segv;
+    prev_sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&prev_sa.sa_mask);
+    if (sigaction(SIGSEGV, &prev_sa, NULL) != 0)
+        return 1;
+    snprintf(rearm, sizeof rearm, "%d", REARM_MAX);
+    setenv("TNBC_TRACE_REARM_MAX", rearm, 1);
+    tnbc_clock_init();
+    if (tnbc_guard_init() != 0 || tnbc_guard_init() != 0)   /* idempotent */
+        return 1;
+    real_sigaction(SIGSEGV, NULL, &ours_segv);
+    real_sigaction(SIGTRAP, NULL, &ours_trap);
+    if (ours_segv.sa_sigaction == prev_segv) {
+        fprintf(stderr, "test_guard: tnbc_guard_init did not install its handler\n");
+        return 1;
+    }
+    return cmocka_run_group_tests_name("guard", tests, NULL, NULL);
+}
