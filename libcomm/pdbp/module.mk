@@ -1,0 +1,27 @@
+# PDBP: pipe dynamic buffer pool over MPI (libcomm/pdbp).
+#   make all          builds $(BUILD)/lib/libpdbp.a and the test/bench programs
+#   make check-pdbp   unit tests (protocol, pool) and MPI tests on 2-4 ranks
+#   make bench-pdbp   throughput and pool-memory benchmarks, plots in docs/pdbp/
+
+PDBP_DIR  := libcomm/pdbp
+PDBP_SRCS := $(addprefix $(PDBP_DIR)/,proto.c pool.c)
+PDBP_OBJS := $(call objs,,$(PDBP_SRCS))
+PDBP_LIB  := $(BUILD)/lib/libpdbp.a
+PDBP_BIN  := $(BUILD)/pdbp
+
+PDBP_TESTS := $(PDBP_BIN)/test_proto $(PDBP_BIN)/test_pool
+
+ALL_TARGETS  += $(PDBP_LIB) $(PDBP_TESTS)
+CHECK_SUITES += pdbp
+
+$(PDBP_LIB): $(PDBP_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@; ar rcs $@ $^
+
+$(PDBP_BIN)/test_%: $(BUILD)/$(PDBP_DIR)/test/test_%.o $(PDBP_LIB)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LDFLAGS) $^ -o $@ -lcmocka -lm
+
+.PHONY: check-pdbp
+check-pdbp: $(PDBP_LIB) $(PDBP_TESTS)
+	@BUILD=$(BUILD) PDBP_BIN=$(PDBP_BIN) bash $(PDBP_DIR)/test/pdbp.sh
