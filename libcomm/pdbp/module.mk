@@ -4,12 +4,12 @@
 #   make bench-pdbp   throughput and pool-memory benchmarks, plots in docs/pdbp/
 
 PDBP_DIR  := libcomm/pdbp
-PDBP_SRCS := $(addprefix $(PDBP_DIR)/,proto.c pool.c)
+PDBP_SRCS := $(addprefix $(PDBP_DIR)/,proto.c pool.c cfg.c dev_host.c xfer.c pipe.c mnode.c rt.c api.c)
 PDBP_OBJS := $(call objs,,$(PDBP_SRCS))
 PDBP_LIB  := $(BUILD)/lib/libpdbp.a
 PDBP_BIN  := $(BUILD)/pdbp
 
-PDBP_TESTS := $(PDBP_BIN)/test_proto $(PDBP_BIN)/test_pool
+PDBP_TESTS := $(PDBP_BIN)/test_proto $(PDBP_BIN)/test_pool $(PDBP_BIN)/mpi_pdbp
 
 ALL_TARGETS  += $(PDBP_LIB) $(PDBP_TESTS)
 CHECK_SUITES += pdbp
@@ -21,6 +21,10 @@ $(PDBP_LIB): $(PDBP_OBJS)
 $(PDBP_BIN)/test_%: $(BUILD)/$(PDBP_DIR)/test/test_%.o $(PDBP_LIB)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LDFLAGS) $^ -o $@ -lcmocka -lm
+
+$(PDBP_BIN)/mpi_pdbp: $(BUILD)/$(PDBP_DIR)/test/mpi_pdbp.o $(PDBP_LIB)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LDFLAGS) $^ -o $@ -lm
 
 .PHONY: check-pdbp
 check-pdbp: $(PDBP_LIB) $(PDBP_TESTS)
