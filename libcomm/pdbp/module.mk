@@ -26,6 +26,27 @@ $(PDBP_BIN)/mpi_pdbp: $(BUILD)/$(PDBP_DIR)/test/mpi_pdbp.o $(PDBP_LIB)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LDFLAGS) $^ -o $@ -lm
 
+# CUDA device back end: only when nvcc exists (it is not a Debian package
+# here); the suite reports the CUDA test as skipped otherwise.
+PDBP_NVCC := $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+ifneq ($(PDBP_NVCC),)
+PDBP_CUDA_HOME := $(patsubst %/bin/nvcc,%,$(PDBP_NVCC))
+PDBP_CUDA_LIB  := $(BUILD)/lib/libpdbp-cuda.a
+ALL_TARGETS    += $(PDBP_CUDA_LIB) $(PDBP_BIN)/dev_cuda_check
+
+$(BUILD)/$(PDBP_DIR)/dev_cuda.o: $(PDBP_DIR)/dev_cuda.cu $(PDBP_DIR)/dev.h
+	@mkdir -p $(dir $@)
+	$(PDBP_NVCC) -O2 -Xcompiler -fPIC -c $< -o $@
+
+$(PDBP_CUDA_LIB): $(BUILD)/$(PDBP_DIR)/dev_cuda.o
+	@mkdir -p $(dir $@)
+	rm -f $@; ar rcs $@ $^
+
+$(PDBP_BIN)/dev_cuda_check: $(BUILD)/$(PDBP_DIR)/test/dev_cuda_check.o $(PDBP_CUDA_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ -L$(PDBP_CUDA_HOME)/lib64 -Wl,-rpath,$(PDBP_CUDA_HOME)/lib64 -lcudart -lstdc++
+endif
+
 .PHONY: check-pdbp
 check-pdbp: $(PDBP_LIB) $(PDBP_TESTS)
 	@BUILD=$(BUILD) PDBP_BIN=$(PDBP_BIN) bash $(PDBP_DIR)/test/pdbp.sh
