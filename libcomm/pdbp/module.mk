@@ -11,8 +11,9 @@ PDBP_BIN  := $(BUILD)/pdbp
 
 PDBP_TESTS := $(PDBP_BIN)/test_proto $(PDBP_BIN)/test_pool $(PDBP_BIN)/mpi_pdbp
 
-ALL_TARGETS  += $(PDBP_LIB) $(PDBP_TESTS)
+ALL_TARGETS  += $(PDBP_LIB) $(PDBP_TESTS) $(PDBP_BIN)/pdbp_bench
 CHECK_SUITES += pdbp
+BENCH_SUITES += pdbp
 
 $(PDBP_LIB): $(PDBP_OBJS)
 	@mkdir -p $(dir $@)
@@ -47,6 +48,13 @@ $(PDBP_BIN)/dev_cuda_check: $(BUILD)/$(PDBP_DIR)/test/dev_cuda_check.o $(PDBP_CU
 	$(CC) $(LDFLAGS) $^ -o $@ -L$(PDBP_CUDA_HOME)/lib64 -Wl,-rpath,$(PDBP_CUDA_HOME)/lib64 -lcudart -lstdc++
 endif
 
-.PHONY: check-pdbp
+$(PDBP_BIN)/pdbp_bench: $(BUILD)/$(PDBP_DIR)/bench/pdbp_bench.o $(PDBP_LIB)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LDFLAGS) $^ -o $@ -lm
+
+.PHONY: check-pdbp bench-pdbp
 check-pdbp: $(PDBP_LIB) $(PDBP_TESTS)
 	@BUILD=$(BUILD) PDBP_BIN=$(PDBP_BIN) bash $(PDBP_DIR)/test/pdbp.sh
+
+bench-pdbp: $(PDBP_BIN)/pdbp_bench
+	@BUILD=$(BUILD) PY=$(PY) bash $(PDBP_DIR)/bench/run.sh
