@@ -357,7 +357,7 @@ static void *receiver_main(void *arg)
             break;
         if (!flag) {
             /* back off so idle hosts leave the cores to the work */
-            struct timespec ts = { 0, idle < 100 ? 0 : idle < 1000 ? 20000 : 200000 };
+            struct timespec ts = { 0, idle < 5000 ? 0 : idle < 50000 ? 50000 : 500000 };
             if (ts.tv_nsec)
                 nanosleep(&ts, NULL);
             else

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../pdbp.h"
 
@@ -162,6 +163,8 @@ struct pstream {
     long count;
 };
 
+static pthread_mutex_t consumer = PTHREAD_MUTEX_INITIALIZER;
+
 static void *pool_stream(void *arg)
 {
     struct pstream *p = arg;
@@ -170,13 +173,25 @@ static void *pool_stream(void *arg)
     memset(buf, 1, sizeof(buf));
     CK(prcsApplyPipe(p->me, &pipe));
     if (host == 1) {
-        for (long i = 0; i < p->count; i++)
+        /* each stream is paced (~1 packet / 200 us), so the offered load
+         * grows with the number of streams */
+        struct timespec pace = { 0, 200000 };
+        for (long i = 0; i < p->count; i++) {
             CK(sendData(pipe, p->peer, buf, sizeof(buf)));
+            nanosleep(&pace, NULL);
+        }
         CK(pdbp_flush(pipe));
     } else {
         for (long i = 0; i < p->count; i++) {
             size_t len;
             CK(recvData(pipe, NULL, buf, sizeof(buf), &len, 60000));
+            /* one consumer (a lock) works ~20 us on each packet: when the
+             * streams together outpace it, the receive sub-pool holds the
+             * difference */
+            struct timespec ts = { 0, 20000 };
+            pthread_mutex_lock(&consumer);
+            nanosleep(&ts, NULL);
+            pthread_mutex_unlock(&consumer);
         }
     }
     CK(prcsReleasePipe(p->me, pipe));
@@ -197,7 +212,7 @@ static void pool(int streams)
     for (int i = 0; i < streams; i++) {
         sprintf(nm, "p%d_%d", !host, i);
         CK(pdbp_lookup(nm, &ps[i].peer, 10000));
-        ps[i].count = 2000;
+        ps[i].count = 500;
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (host < 2)
