@@ -130,9 +130,14 @@ int sendData(pdbp_pipe_t pipe, pdbp_gp_t dst, const void *buf, size_t len)
     struct pdbp_gpent *e = p ? gp_get(p->gp) : NULL;
     const struct pdbp_dev_ops *dev = e ? e->dev : NULL;
     pdbp_gp_t src = p ? p->gp : -1;
+    /* a local destination can be checked now; a remote one is checked
+     * (and a stray record rejected) by its host */
+    int unknown = GP_HOST(dst) == rt->host && !gp_get(dst);
     pthread_mutex_unlock(&rt->mu);
     if (!e)
         return PDBP_E_ARG;
+    if (unknown)
+        return PDBP_E_NOTFOUND;
     struct pdbp_wq *w = malloc(sizeof(*w) + len);
     if (!w)
         return PDBP_E_NOMEM;

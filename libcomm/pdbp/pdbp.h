@@ -23,8 +23,17 @@
  *
  * Every call returns PDBP_OK (0) or a negative enum pdbp_rc; pdbp_strerror()
  * names it. Messages between two GPs arrive in the order they were sent.
- * Thread safety: any thread may call any function after pdbp_init; one pipe
- * is used by one thread at a time.
+ * Thread safety: any thread may call any function after pdbp_init; a GP
+ * typically sends from one thread and receives from another on its pipe
+ * (a GP that only sends while its peer only sends would block once the
+ * pools are full, exactly like two blocking MPI_Sends).
+ *
+ * sendData copies buf (through the device interface for an SGP) into the
+ * pipe and returns; it waits only when the write pipe or the pools are full
+ * (back-pressure). A message is at most pdbp_max_message() bytes.
+ * recvData: *src on entry selects the sender (PDBP_ANY: any; src NULL: any),
+ * on return names it; timeout_ms -1 waits forever, 0 polls. A message larger
+ * than cap stays queued, *len tells its size and PDBP_E_TRUNC is returned.
  */
 #ifndef PDBP_H
 #define PDBP_H

@@ -35,7 +35,7 @@ export TNBC_PDBP_THREADS=${TNBC_PDBP_THREADS:-1}
 run() { # CSV-PREFIX NP ARGS...
     local pre=$1 np=$2; shift 2
     local btl=()
-    [[ $pre == tcp* ]] && btl=(--mca btl self,tcp)
+    [[ $pre == tcp* ]] && btl=(--mca btl self,tcp --mca btl_tcp_if_include lo)
     # shellcheck disable=SC2086
     timeout -k 5 600 mpirun --oversubscribe -np "$np" "${btl[@]}" $EXTRA "$B" "$@" |
         sed "s/^/$pre,$np,/" >>"$out/tput.csv" || echo "bench-pdbp: run $pre $np $* failed" >&2

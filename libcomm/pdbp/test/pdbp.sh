@@ -22,9 +22,9 @@ t_run "local GPs, no MPI"        mpirun --oversubscribe -np 2 "$M" local
 t_run "1-MB-class messages N-to-N" env TNBC_PDBP_BLOCK_SIZE=1052672 mpirun --oversubscribe -np 3 "$M" NtoN 1000000
 
 echo "-- streams over the TCP BTL (stand-in for separate hosts)"
-t_run "tcp 1-to-2"  mpirun --oversubscribe -np 3 --mca btl self,tcp "$M" 1toN
-t_run "tcp 2-to-1"  mpirun --oversubscribe -np 3 --mca btl self,tcp "$M" Nto1
-t_run "tcp 3-to-3"  mpirun --oversubscribe -np 3 --mca btl self,tcp "$M" NtoN
+t_run "tcp 1-to-2"  mpirun --oversubscribe -np 3 --mca btl self,tcp --mca btl_tcp_if_include lo "$M" 1toN
+t_run "tcp 2-to-1"  mpirun --oversubscribe -np 3 --mca btl self,tcp --mca btl_tcp_if_include lo "$M" Nto1
+t_run "tcp 3-to-3"  mpirun --oversubscribe -np 3 --mca btl self,tcp --mca btl_tcp_if_include lo "$M" NtoN
 
 echo "-- pools, pipes, protocol errors, failover"
 t_run "pool growth (threshold)" env TNBC_PDBP_BLOCK_SIZE=16384 TNBC_PDBP_INIT_REAL=3 \
