@@ -47,6 +47,7 @@ def fig(rows, transport, patterns, title, path, link):
             plt.plot([p[0] for p in pts], [yval(p[1], link) for p in pts], style,
                      marker="o", label=label(pat, n))
     plt.xscale("log", base=2)
+    plt.yscale("log")
     plt.xlabel("unit packet size (bytes)")
     plt.ylabel("per-host throughput (% of link)" if link else "per-host throughput (Mbit/s)")
     plt.title(title)
