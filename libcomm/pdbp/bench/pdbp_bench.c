@@ -71,6 +71,65 @@ static double trimmed_mean(double *v, int n)
     return s / (n - 2);
 }
 
+/* One timed run: count packets of size s per stream. */
+typedef void (*run_fn)(void *ctx, size_t s, long count);
+
+/* For every packet size: reps timed runs between barriers; rank 0 prints the
+ * trimmed mean as CSV. host_streams: streams whose bytes count for a host. */
+static void sweep(const char *name, long bytes, int reps, int host_streams,
+                  run_fn run, void *ctx)
+{
+    for (size_t k = 0; k < NSIZES; k++) {
+        size_t s = sizes[k];
+        long count = (bytes + (long)s - 1) / (long)s;
+        double t[32];
+        for (int r = 0; r < reps && r < 32; r++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            run(ctx, s, count);
+            MPI_Barrier(MPI_COMM_WORLD);
+            t[r] = MPI_Wtime() - t0;
+        }
+        double sec = trimmed_mean(t, reps < 32 ? reps : 32);
+        double host_bytes = (double)count * s * host_streams;
+        if (host == 0)
+            printf("%s,%zu,%.6f,%.3f\n", name, s, sec, host_bytes / sec / 1e6);
+    }
+}
+
+struct tput_ctx {
+    pdbp_pipe_t pipe;
+    pdbp_gp_t *dst;
+    int nd, ns;
+    unsigned char *buf, *rbuf;
+    size_t maxs;
+};
+
+static void tput_once(void *arg, size_t s, long count)
+{
+    struct tput_ctx *c = arg;
+    struct job j = { c->pipe, c->dst, c->nd, count, s, c->buf };
+    pthread_t th;
+    if (c->nd)
+        pthread_create(&th, NULL, sender, &j);
+    for (long i = 0; i < count * c->ns; i++) {
+        size_t len;
+        pdbp_gp_t src = PDBP_ANY;
+        CK(recvData(c->pipe, &src, c->rbuf, c->maxs, &len, 60000));
+    }
+    if (c->nd)
+        pthread_join(th, NULL);
+}
+
+struct a2a_ctx { char *sb, *rb; };
+
+static void a2a_once(void *arg, size_t s, long count)
+{
+    struct a2a_ctx *c = arg;
+    for (long i = 0; i < count; i++)
+        MPI_Alltoall(c->sb, (int)s, MPI_BYTE, c->rb, (int)s, MPI_BYTE, MPI_COMM_WORLD);
+}
+
 static void tput(const char *pat, long bytes, int reps)
 {
     char nm[32];
@@ -92,7 +151,7 @@ static void tput(const char *pat, long bytes, int reps)
         if (all2all || (!strcmp(pat, "1toN") && h == 0) || (!strcmp(pat, "Nto1") && host == 0))
             ns++;
     }
-    int nstreams = !strcmp(pat, "NtoN") ? nhosts - 1 : nhosts - 1;
+    int nstreams = nhosts - 1;   /* streams a host sends (1toN) or receives */
     size_t maxs = sizes[NSIZES - 1];
     if (maxs > pdbp_max_message()) {
         if (host == 0)
@@ -101,32 +160,8 @@ static void tput(const char *pat, long bytes, int reps)
     }
     unsigned char *buf = malloc(maxs), *rbuf = malloc(maxs);
     memset(buf, 0x5a, maxs);
-    for (size_t k = 0; k < NSIZES; k++) {
-        size_t s = sizes[k];
-        long count = (bytes + (long)s - 1) / (long)s;
-        double t[32];
-        for (int r = 0; r < reps && r < 32; r++) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = MPI_Wtime();
-            struct job j = { pipe, dst, nd, count, s, buf };
-            pthread_t th;
-            if (nd)
-                pthread_create(&th, NULL, sender, &j);
-            for (long i = 0; i < count * ns; i++) {
-                size_t len;
-                pdbp_gp_t src = PDBP_ANY;
-                CK(recvData(pipe, &src, rbuf, maxs, &len, 60000));
-            }
-            if (nd)
-                pthread_join(th, NULL);
-            MPI_Barrier(MPI_COMM_WORLD);
-            t[r] = MPI_Wtime() - t0;
-        }
-        double sec = trimmed_mean(t, reps);
-        double host_bytes = (double)count * s * nstreams;
-        if (host == 0)
-            printf("%s,%zu,%.6f,%.3f\n", pat, s, sec, host_bytes / sec / 1e6);
-    }
+    struct tput_ctx c = { pipe, dst, nd, ns, buf, rbuf, maxs };
+    sweep(pat, bytes, reps, nstreams, tput_once, &c);
     free(buf);
     free(rbuf);
     CK(prcsFree(me));
@@ -137,23 +172,8 @@ static void a2a(long bytes, int reps)
     size_t maxs = sizes[NSIZES - 1];
     char *sb = malloc(maxs * nhosts), *rb = malloc(maxs * nhosts);
     memset(sb, 0x5a, maxs * nhosts);
-    for (size_t k = 0; k < NSIZES; k++) {
-        size_t s = sizes[k];
-        long count = (bytes + (long)s - 1) / (long)s;
-        double t[32];
-        for (int r = 0; r < reps && r < 32; r++) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            double t0 = MPI_Wtime();
-            for (long i = 0; i < count; i++)
-                MPI_Alltoall(sb, (int)s, MPI_BYTE, rb, (int)s, MPI_BYTE, MPI_COMM_WORLD);
-            MPI_Barrier(MPI_COMM_WORLD);
-            t[r] = MPI_Wtime() - t0;
-        }
-        double sec = trimmed_mean(t, reps);
-        double host_bytes = (double)count * s * (nhosts - 1);
-        if (host == 0)
-            printf("alltoall,%zu,%.6f,%.3f\n", s, sec, host_bytes / sec / 1e6);
-    }
+    struct a2a_ctx c = { sb, rb };
+    sweep("alltoall", bytes, reps, nhosts - 1, a2a_once, &c);
     free(sb);
     free(rb);
 }

@@ -215,16 +215,23 @@ static void growth(void)
            st.blocks, initial);
 }
 
+/* Two hosts, one GP each, knowing each other, with a pipe. */
+static pdbp_pipe_t pair_setup(pdbp_gp_t *me, pdbp_gp_t *peer)
+{
+    char nm[32];
+    CK(prcsReg(gpname(nm, host, ""), PDBP_NGP, me));
+    CK(pdbp_lookup(gpname(nm, !host, ""), peer, 10000));
+    MPI_Barrier(MPI_COMM_WORLD);
+    pdbp_pipe_t pipe;
+    CK(prcsApplyPipe(*me, &pipe));
+    return pipe;
+}
+
 static void backpressure(void)
 {
     /* TNBC_PDBP_MAX_BLOCKS just above the initial need; reader 1 s late */
-    char nm[32];
     pdbp_gp_t me, peer;
-    CK(prcsReg(gpname(nm, host, ""), PDBP_NGP, &me));
-    CK(pdbp_lookup(gpname(nm, !host, ""), &peer, 10000));
-    MPI_Barrier(MPI_COMM_WORLD);
-    pdbp_pipe_t pipe;
-    CK(prcsApplyPipe(me, &pipe));
+    pdbp_pipe_t pipe = pair_setup(&me, &peer);
     size_t big = pdbp_max_message();
     const int count = 60;
     if (host == 1) {
@@ -333,13 +340,8 @@ static void inject_bad(int to)
 
 static void badmsg(void)
 {
-    char nm[32];
     pdbp_gp_t me, peer;
-    CK(prcsReg(gpname(nm, host, ""), PDBP_NGP, &me));
-    CK(pdbp_lookup(gpname(nm, !host, ""), &peer, 10000));
-    MPI_Barrier(MPI_COMM_WORLD);
-    pdbp_pipe_t pipe;
-    CK(prcsApplyPipe(me, &pipe));
+    pdbp_pipe_t pipe = pair_setup(&me, &peer);
     if (host == 1) {
         inject_bad(0);
         struct sender s = { pipe, me, &peer, 1, 50, 4000 };
