@@ -39,8 +39,10 @@ static int mb_notify(uint16_t op, pdbp_gp_t gp, int pipe, const char *name, int 
     struct pdbp_mbinfomsg mb = { .op = op, .host = (uint16_t)pdbp_rt.host,
                                  .gp = gp, .pipe = pipe };
     memcpy(mb.name, name, sizeof(mb.name));
-    if (!wait)
-        return pdbp_ctrl_send(pdbp_rt.mnode, b, pdbp_enc_mbinfo(b, &mb));
+    if (!wait) {
+        int m = __atomic_load_n(&pdbp_rt.mnode, __ATOMIC_ACQUIRE);
+        return pdbp_ctrl_send(m, b, pdbp_enc_mbinfo(b, &mb));
+    }
     mb.reqid = pdbp_new_reqid();
     int status = 0, value = 0;
     int rc = pdbp_mnode_call(b, pdbp_enc_mbinfo(b, &mb), mb.reqid, &status, &value);

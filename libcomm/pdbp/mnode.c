@@ -125,7 +125,7 @@ int pdbp_mnode_call(uint8_t *buf, size_t n, uint32_t reqid, int *status,
 static int is_active_mnode(void)
 {
     struct pdbp_rt *rt = &pdbp_rt;
-    return rt->host == rt->mnode && !rt->mnode_failed;
+    return rt->host == __atomic_load_n(&rt->mnode, __ATOMIC_ACQUIRE) && !rt->mnode_failed;
 }
 
 static struct pdbp_name *name_find(const char *name)
@@ -320,9 +320,9 @@ static void *manager_main(void *arg)
             pthread_mutex_unlock(&rt->mu);
             answer(1, 0, PDBP_DA_HEARTBEAT, PDBP_OK, 0);
             pthread_mutex_lock(&rt->mu);
-        } else if (rt->host == 1 && rt->mnode == 0 &&
+        } else if (rt->host == 1 && __atomic_load_n(&rt->mnode, __ATOMIC_ACQUIRE) == 0 &&
                    pdbp_now() - rt->last_hb > rt->cfg.hb_timeout_ms / 1000.0) {
-            rt->mnode = 1;
+            __atomic_store_n(&rt->mnode, 1, __ATOMIC_RELEASE);
             pthread_mutex_unlock(&rt->mu);
             fprintf(stderr, "pdbp: host 1: primary management node silent for "
                     "%u ms; taking over\n", rt->cfg.hb_timeout_ms);
