@@ -8,10 +8,12 @@
 #   PDBP_BENCH_NPS        host counts to run, default "2 3 4"
 #   PDBP_BENCH_BYTES      bytes per stream per point, default 4000000
 #   PDBP_BENCH_REPS       runs per point (mean without max and min), default 3
-#   PDBP_BENCH_TRANSPORTS "tcp shm": tcp = --mca btl self,tcp (the stand-in
-#                         for separate hosts), shm = Open MPI's default
-#   PDBP_BENCH_MPIRUN     extra mpirun arguments, e.g. a hostfile for the
-#                         emulated cluster (then use PDBP_BENCH_TRANSPORTS=tcp)
+#   PDBP_BENCH_TRANSPORTS "tcp shm": tcp = --mca btl self,tcp on loopback (the
+#                         stand-in for separate hosts), shm = Open MPI's
+#                         default; cluster = --mca btl self,tcp with hosts and
+#                         interface given in PDBP_BENCH_MPIRUN
+#   PDBP_BENCH_MPIRUN     extra mpirun arguments, e.g. the emulated cluster's
+#                         hostfile and --mca btl_tcp_if_include IFACE
 #   PDBP_BENCH_LINK_MBPS  shaped link rate in Mbit/s: plots then show the share
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
@@ -35,7 +37,10 @@ export TNBC_PDBP_THREADS=${TNBC_PDBP_THREADS:-1}
 run() { # CSV-PREFIX NP ARGS...
     local pre=$1 np=$2; shift 2
     local btl=()
-    [[ $pre == tcp* ]] && btl=(--mca btl self,tcp --mca btl_tcp_if_include lo)
+    case $pre in
+    tcp) btl=(--mca btl self,tcp --mca btl_tcp_if_include lo) ;;  # one host
+    cluster) btl=(--mca btl self,tcp) ;;  # hosts/interfaces come from PDBP_BENCH_MPIRUN
+    esac
     # shellcheck disable=SC2086
     timeout -k 5 600 mpirun --oversubscribe -np "$np" "${btl[@]}" $EXTRA "$B" "$@" |
         sed "s/^/$pre,$np,/" >>"$out/tput.csv" || echo "bench-pdbp: run $pre $np $* failed" >&2
