@@ -353,8 +353,11 @@ static void *receiver_main(void *arg)
         MPI_Message msg;
         MPI_Status st;
         if (MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, rt->comm, &flag, &msg, &st)
-            != MPI_SUCCESS)
+            != MPI_SUCCESS) {
+            fprintf(stderr, "pdbp: host %d: MPI_Improbe failed; receiver stops "
+                    "(recvData will time out)\n", rt->host);
             break;
+        }
         if (!flag) {
             /* back off so idle hosts leave the cores to the work */
             struct timespec ts = { 0, idle < 5000 ? 0 : idle < 50000 ? 50000 : 500000 };
