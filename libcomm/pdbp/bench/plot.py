@@ -68,7 +68,7 @@ def pool_fig(prow, path):
         plt.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"threshold {t}")
     plt.xscale("log", base=2)
     plt.xlabel("concurrent streams (GP pairs, host 1 -> host 0)")
-    plt.ylabel("receive-side pool memory on host 0 (MiB)")
+    plt.ylabel("pool memory on host 0, the receiver (MiB)")
     plt.title("DDBP memory vs streams and threshold")
     plt.grid(True, alpha=0.3)
     plt.legend(fontsize=8)
