@@ -1,0 +1,160 @@
+#include "callsite.h"
+#include "config.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 4
+
+struct slot {
+    void *key;
+    int site;          /* index into sites, -1 when empty */
+};
+
+static struct slot *table;
+static size_t table_cap;            /* power of two */
+static struct tnbc_site **sites;
+static int nsites, sites_cap;
+static int depth = -1;
+
+static const char *base_name(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : (path ? path : "?");
+}
+
+/* module+0xoff for one return address; the symbol when the object has one. */
+static void describe_frame(void *addr, char *out, size_t len, struct tnbc_site *s)
+{
+    Dl_info info;
+    if (dladdr(addr, &info) && info.dli_fname) {
+        uint64_t off = (uint64_t)((uintptr_t)addr - (uintptr_t)info.dli_fbase);
+        snprintf(out, len, "%s+0x%llx", base_name(info.dli_fname), (unsigned long long)off);
+        if (s) {
+            snprintf(s->module, sizeof s->module, "%s", base_name(info.dli_fname));
+            s->offset = off;
+            snprintf(s->symbol, sizeof s->symbol, "%s", info.dli_sname ? info.dli_sname : "");
+        }
+    } else {
+        snprintf(out, len, "?+0x%llx", (unsigned long long)(uintptr_t)addr);
+        if (s) {
+            snprintf(s->module, sizeof s->module, "?");
+            s->offset = (uint64_t)(uintptr_t)addr;
+            s->symbol[0] = '\0';
+        }
+    }
+}
+
+/* Outer frames for TNBC_SITE_DEPTH > 1: the frames above `caller` in the
+ * current stack, skipping everything up to and including caller itself. */
+static void append_outer_frames(void *caller, struct tnbc_site *s)
+{
+    void *frames[32];
+    int n = backtrace(frames, 32), i, found = -1, added = 0;
+    for (i = 0; i < n; i++)
+        if (frames[i] == caller) {
+            found = i;
+            break;
+        }
+    if (found < 0)
+        return;
+    for (i = found + 1; i < n && added < depth - 1; i++, added++) {
+        size_t used = strlen(s->id);
+        if (used + 2 >= sizeof s->id)
+            return;
+        s->id[used] = ';';
+        describe_frame(frames[i], s->id + used + 1, sizeof s->id - used - 1, NULL);
+    }
+}
+
+static int new_site(void *caller)
+{
+    struct tnbc_site *s = calloc(1, sizeof *s);
+    if (!s)
+        return -1;
+    describe_frame(caller, s->id, sizeof s->id, s);
+    if (depth > 1)
+        append_outer_frames(caller, s);
+    if (nsites == sites_cap) {
+        int cap = sites_cap ? 2 * sites_cap : 64;
+        struct tnbc_site **grown = realloc(sites, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            free(s);
+            return -1;
+        }
+        sites = grown;
+        sites_cap = cap;
+    }
+    s->index = nsites;
+    sites[nsites] = s;
+    return nsites++;
+}
+
+static int grow_table(void)
+{
+    size_t cap = table_cap ? 2 * table_cap : 256, i;
+    struct slot *t = malloc(cap * sizeof *t);
+    if (!t)
+        return -1;
+    for (i = 0; i < cap; i++)
+        t[i].site = -1;
+    for (i = 0; i < table_cap; i++) {
+        if (table[i].site < 0)
+            continue;
+        size_t h = ((uintptr_t)table[i].key >> 2) & (cap - 1);
+        while (t[h].site >= 0)
+            h = (h + 1) & (cap - 1);
+        t[h] = table[i];
+    }
+    free(table);
+    table = t;
+    table_cap = cap;
+    return 0;
+}
+
+const struct tnbc_site *tnbc_site_of(void *caller)
+{
+    static struct tnbc_site unknown = { .id = "?", .module = "?", .index = -1 };
+    size_t h;
+
+    if (depth < 0)
+        depth = (int)tnbc_env_long("TNBC_SITE_DEPTH", 1, 1, MAX_DEPTH);
+    /* With depth > 1 the same return address may belong to several sites;
+     * they are then told apart by the outer frames, never cached. */
+    if (depth > 1) {
+        int idx = new_site(caller);
+        if (idx < 0)
+            return &unknown;
+        for (int i = 0; i < idx; i++)
+            if (strcmp(sites[i]->id, sites[idx]->id) == 0) {
+                free(sites[idx]);
+                nsites--;
+                return sites[i];
+            }
+        return sites[idx];
+    }
+    if ((size_t)(nsites + 1) * 2 > table_cap && grow_table() < 0)
+        return &unknown;
+    h = ((uintptr_t)caller >> 2) & (table_cap - 1);
+    while (table[h].site >= 0) {
+        if (table[h].key == caller)
+            return sites[table[h].site];
+        h = (h + 1) & (table_cap - 1);
+    }
+    int idx = new_site(caller);
+    if (idx < 0)
+        return &unknown;
+    table[h].key = caller;
+    table[h].site = idx;
+    return sites[idx];
+}
+
+int tnbc_site_count(void) { return nsites; }
+
+const struct tnbc_site *tnbc_site_by_index(int index)
+{
+    return (index >= 0 && index < nsites) ? sites[index] : NULL;
+}

@@ -1,0 +1,31 @@
+/* Call-site identity: a name for "this collective call in the program" that
+ * is the same in every run of the same binary, despite ASLR.
+ *
+ * A site is the caller's return address expressed as module+0xOFFSET (the
+ * ELF object's file name and the offset from its load base, via dladdr),
+ * with up to TNBC_SITE_DEPTH frames joined by ';' when the collective is
+ * reached through a helper function of the application. Lookups are cached
+ * by return address, so the cost after the first call is a hash probe. */
+#ifndef TNBC_CALLSITE_H
+#define TNBC_CALLSITE_H
+
+#include <stdint.h>
+
+#define TNBC_SITE_ID_MAX 512
+
+struct tnbc_site {
+    char id[TNBC_SITE_ID_MAX];  /* module+0xoff[;module+0xoff...] */
+    char module[128];           /* innermost frame's object file name */
+    uint64_t offset;            /* innermost frame's offset in it */
+    char symbol[128];           /* enclosing exported symbol, or "" */
+    int index;                  /* dense per-process number, from 0 */
+};
+
+/* The site of the application code that called into the MPI wrapper whose
+ * immediate return address is `caller`. Never NULL: an unresolvable address
+ * becomes "?+0xADDRESS". Not async-signal-safe. */
+const struct tnbc_site *tnbc_site_of(void *caller);
+int tnbc_site_count(void);
+const struct tnbc_site *tnbc_site_by_index(int index);
+
+#endif

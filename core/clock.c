@@ -1,0 +1,96 @@
+#include "clock.h"
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+static int use_tsc;
+static double ticks_hz = 1e9;
+static int initialized;
+
+uint64_t tnbc_ns_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The TSC is usable as a clock only when it ticks at a constant rate and
+ * keeps ticking in deep C-states; otherwise fall back to the OS clock. */
+static int tsc_is_invariant(void)
+{
+#if defined(__x86_64__)
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[4096];
+    int constant = 0, nonstop = 0;
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "flags", 5) != 0)
+            continue;
+        constant = strstr(line, " constant_tsc") != NULL;
+        nonstop = strstr(line, " nonstop_tsc") != NULL;
+        break;
+    }
+    fclose(f);
+    return constant && nonstop;
+#else
+    return 0;
+#endif
+}
+
+static double calibrate_tsc(void)
+{
+#if defined(__x86_64__)
+    struct timespec pause = { 0, 20 * 1000 * 1000 };
+    uint64_t ns0 = tnbc_ns_now(), t0 = __rdtsc();
+    nanosleep(&pause, NULL);
+    uint64_t ns1 = tnbc_ns_now(), t1 = __rdtsc();
+    if (ns1 <= ns0 || t1 <= t0)
+        return 0;
+    return (double)(t1 - t0) * 1e9 / (double)(ns1 - ns0);
+#else
+    return 0;
+#endif
+}
+
+void tnbc_clock_init(void)
+{
+    static const char *const choices[] = { "auto", "tsc", "clock_gettime", NULL };
+    int choice;
+
+    if (initialized)
+        return;
+    initialized = 1;
+    choice = tnbc_env_choice("TNBC_CLOCK", choices, 0);
+    use_tsc = 0;
+    ticks_hz = 1e9;
+    if (choice != 2 && tsc_is_invariant()) {
+        double hz = calibrate_tsc();
+        if (hz > 1e6) {
+            use_tsc = 1;
+            ticks_hz = hz;
+        }
+    }
+    if (choice == 1 && !use_tsc)
+        tnbc_warn("TNBC_CLOCK=tsc: no invariant TSC on this CPU, using clock_gettime");
+}
+
+uint64_t tnbc_ticks(void)
+{
+#if defined(__x86_64__)
+    if (use_tsc)
+        return __rdtsc();
+#endif
+    return tnbc_ns_now();
+}
+
+double tnbc_ticks_hz(void) { return ticks_hz; }
+
+const char *tnbc_clock_source(void) { return use_tsc ? "tsc" : "clock_gettime"; }
+
+double tnbc_ticks_to_ns(uint64_t ticks) { return (double)ticks * 1e9 / ticks_hz; }

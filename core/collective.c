@@ -1,0 +1,268 @@
+#include "collective.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const op_names[TNBC_OP_COUNT] = {
+    "alltoall", "alltoallv", "allgather", "allgatherv", "gather", "gatherv",
+    "scatter", "scatterv", "bcast", "allreduce", "reduce",
+};
+
+const char *tnbc_op_name(enum tnbc_op op)
+{
+    return (op >= 0 && op < TNBC_OP_COUNT) ? op_names[op] : "?";
+}
+
+int tnbc_op_from_name(const char *name)
+{
+    for (int i = 0; i < TNBC_OP_COUNT; i++)
+        if (strcmp(name, op_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int tnbc_op_is_chunked(enum tnbc_op op)
+{
+    return op == TNBC_BCAST || op == TNBC_ALLREDUCE || op == TNBC_REDUCE ||
+           op == TNBC_SCATTER || op == TNBC_SCATTERV;
+}
+
+int tnbc_chunk_split(long count, int m, long *first, long *n)
+{
+    int k = 0;
+    if (count <= 0 || m <= 0)
+        return 0;
+    if (m > count)
+        m = (int)count;
+    for (int j = 0; j < m; j++) {
+        long lo = count * j / m, hi = count * (j + 1) / m;
+        first[k] = lo;
+        n[k] = hi - lo;
+        k++;
+    }
+    return k;
+}
+
+/* Geometry of a datatype, in bytes. */
+struct dtype {
+    MPI_Aint extent, true_lb, true_extent;
+    int size;
+};
+
+static int dtype_of(MPI_Datatype t, struct dtype *d)
+{
+    MPI_Aint lb;
+    if (t == MPI_DATATYPE_NULL)
+        return -1;
+    if (PMPI_Type_get_extent(t, &lb, &d->extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(t, &d->true_lb, &d->true_extent) != MPI_SUCCESS ||
+        PMPI_Type_size(t, &d->size) != MPI_SUCCESS)
+        return -1;
+    return 0;
+}
+
+/* The bytes touched by `count` elements starting `displ` elements in:
+ * [start, start + len) relative to the buffer pointer. */
+static void footprint(const struct dtype *d, long displ, long count,
+                      intptr_t *start, size_t *len)
+{
+    *start = (intptr_t)(displ * d->extent + d->true_lb);
+    *len = count > 0 ? (size_t)((count - 1) * d->extent + d->true_extent) : 0;
+}
+
+struct block {         /* one block in element units, before normalisation */
+    long displ, count;
+    int peer;
+};
+
+/* Turn blocks (element units relative to buf) into a layout with byte
+ * offsets from the lowest touched byte. */
+static int make_layout(char *buf, const struct dtype *d, const struct block *b,
+                       int n, struct tnbc_layout *l)
+{
+    intptr_t lo = INTPTR_MAX, hi = INTPTR_MIN, start;
+    size_t len;
+    long first_bytes = -2;
+
+    l->sub = calloc((size_t)(n > 0 ? n : 1), sizeof *l->sub);
+    if (!l->sub)
+        return -1;
+    l->nsub = n;
+    l->bytes = 0;
+    for (int i = 0; i < n; i++) {
+        footprint(d, b[i].displ, b[i].count, &start, &len);
+        if (len > 0) {
+            lo = start < lo ? start : lo;
+            hi = start + (intptr_t)len > hi ? start + (intptr_t)len : hi;
+        }
+        long payload = b[i].count * d->size;
+        l->bytes += (size_t)payload;
+        first_bytes = (first_bytes == -2 || first_bytes == payload) ? payload : -1;
+    }
+    l->block_bytes = first_bytes == -2 ? 0 : first_bytes;
+    if (lo == INTPTR_MAX) {         /* nothing touched at all */
+        lo = 0;
+        hi = 0;
+    }
+    l->base = buf + lo;
+    l->span = (size_t)(hi - lo);
+    for (int i = 0; i < n; i++) {
+        footprint(d, b[i].displ, b[i].count, &start, &len);
+        l->sub[i].offset = len ? (size_t)(start - lo) : 0;
+        l->sub[i].bytes = len;
+        l->sub[i].idx = i;
+        l->sub[i].peer = b[i].peer;
+    }
+    return 0;
+}
+
+static int per_peer(char *buf, MPI_Datatype t, int p, long count,
+                    const int *counts, const int *displs, struct tnbc_layout *l,
+                    int *type_size)
+{
+    struct dtype d;
+    struct block *b;
+    int rc;
+
+    if (dtype_of(t, &d) < 0)
+        return -1;
+    *type_size = d.size;
+    b = calloc((size_t)p, sizeof *b);
+    if (!b)
+        return -1;
+    for (int i = 0; i < p; i++) {
+        b[i].count = counts ? counts[i] : count;
+        b[i].displ = displs ? displs[i] : (long)i * count;
+        b[i].peer = i;
+    }
+    rc = make_layout(buf, &d, b, p, l);
+    free(b);
+    return rc;
+}
+
+static int chunked(char *buf, MPI_Datatype t, long count, int m,
+                   struct tnbc_layout *l, int *type_size)
+{
+    struct dtype d;
+    struct block b[64];
+    long first[64], n[64];
+    int k, j;
+
+    if (dtype_of(t, &d) < 0)
+        return -1;
+    *type_size = d.size;
+    if (m > 64)
+        m = 64;
+    k = tnbc_chunk_split(count, m, first, n);
+    for (j = 0; j < k; j++) {
+        b[j].displ = first[j];
+        b[j].count = n[j];
+        b[j].peer = -1;
+    }
+    return make_layout(buf, &d, b, k, l);
+}
+
+static int whole(char *buf, MPI_Datatype t, long count, struct tnbc_layout *l,
+                 int *type_size)
+{
+    struct dtype d;
+    struct block b = { 0, count, -1 };
+    if (dtype_of(t, &d) < 0)
+        return -1;
+    *type_size = d.size;
+    return make_layout(buf, &d, &b, 1, l);
+}
+
+int tnbc_layout_build(const struct tnbc_args *a, int chunks,
+                      struct tnbc_call_layout *out, const char **why)
+{
+    int p, r, rc = 0, is_root;
+    char *rb = a->recvbuf, *sb = (char *)a->sendbuf;
+    int sin_place = a->sendbuf == MPI_IN_PLACE, rin_place = a->recvbuf == MPI_IN_PLACE;
+
+    memset(out, 0, sizeof *out);
+    *why = NULL;
+    if (PMPI_Comm_size(a->comm, &p) != MPI_SUCCESS || PMPI_Comm_rank(a->comm, &r) != MPI_SUCCESS) {
+        *why = "invalid communicator";
+        return -1;
+    }
+    int inter = 0;
+    PMPI_Comm_test_inter(a->comm, &inter);
+    if (inter) {
+        *why = "inter-communicator";
+        return -1;
+    }
+    out->comm_size = p;
+    out->comm_rank = r;
+    is_root = a->root == r;
+
+    switch (a->op) {
+    case TNBC_ALLTOALL:
+        rc = per_peer(rb, a->rtype, p, a->rcount, NULL, NULL, &out->recv, &out->recv_type_size);
+        if (!rc && !sin_place)
+            rc = per_peer(sb, a->stype, p, a->scount, NULL, NULL, &out->send, &out->send_type_size);
+        break;
+    case TNBC_ALLTOALLV:
+        rc = per_peer(rb, a->rtype, p, 0, a->rcounts, a->rdispls, &out->recv, &out->recv_type_size);
+        if (!rc && !sin_place)
+            rc = per_peer(sb, a->stype, p, 0, a->scounts, a->sdispls, &out->send, &out->send_type_size);
+        break;
+    case TNBC_ALLGATHER:
+    case TNBC_ALLGATHERV:
+        rc = per_peer(rb, a->rtype, p, a->rcount, a->rcounts, a->rdispls, &out->recv, &out->recv_type_size);
+        if (!rc && !sin_place)
+            rc = whole(sb, a->stype, a->scount, &out->send, &out->send_type_size);
+        break;
+    case TNBC_GATHER:
+    case TNBC_GATHERV:
+        if (is_root)
+            rc = per_peer(rb, a->rtype, p, a->rcount, a->rcounts, a->rdispls, &out->recv, &out->recv_type_size);
+        if (!rc && !sin_place)
+            rc = whole(sb, a->stype, a->scount, &out->send, &out->send_type_size);
+        break;
+    case TNBC_SCATTER:
+    case TNBC_SCATTERV:
+        if (!rin_place) {
+            rc = chunked(rb, a->rtype, a->rcount, chunks, &out->recv, &out->recv_type_size);
+            out->chunks = out->recv.nsub;
+        }
+        if (!rc && is_root)
+            rc = per_peer(sb, a->stype, p, a->scount, a->scounts, a->sdispls, &out->send, &out->send_type_size);
+        break;
+    case TNBC_BCAST:
+        if (is_root) {
+            rc = whole(rb, a->rtype, a->rcount, &out->send, &out->send_type_size);
+        } else {
+            rc = chunked(rb, a->rtype, a->rcount, chunks, &out->recv, &out->recv_type_size);
+            out->chunks = out->recv.nsub;
+        }
+        break;
+    case TNBC_ALLREDUCE:
+    case TNBC_REDUCE:
+        if (a->op == TNBC_ALLREDUCE || is_root) {
+            rc = chunked(rb, a->rtype, a->rcount, chunks, &out->recv, &out->recv_type_size);
+            out->chunks = out->recv.nsub;
+        }
+        if (!rc && !sin_place)
+            rc = whole(sb, a->rtype, a->rcount, &out->send, &out->send_type_size);
+        break;
+    default:
+        *why = "unknown operation";
+        return -1;
+    }
+    if (rc) {
+        tnbc_layout_free(out);
+        *why = "invalid datatype or out of memory";
+        return -1;
+    }
+    return 0;
+}
+
+void tnbc_layout_free(struct tnbc_call_layout *l)
+{
+    free(l->recv.sub);
+    free(l->send.sub);
+    l->recv.sub = l->send.sub = NULL;
+    l->recv.nsub = l->send.nsub = 0;
+}

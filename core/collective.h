@@ -1,0 +1,80 @@
+/* The collectives tnbc handles, and their decomposition into sub-messages.
+ *
+ * A receive buffer splits into one sub-message per source block (alltoall(v),
+ * allgather(v), gather(v) at the root); the single-block operations (bcast,
+ * allreduce, reduce at the root, scatter(v)) split into m chunks of whole
+ * elements. The send side splits into one sub-message per destination block
+ * where blocks differ per destination (alltoall(v), scatter(v) at the root),
+ * else it is one sub-message. Offsets are relative to the buffer's lowest
+ * byte, and each sub-message covers the bytes its datatype really touches
+ * (true extent), so derived datatypes get an honest footprint. */
+#ifndef TNBC_COLLECTIVE_H
+#define TNBC_COLLECTIVE_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+enum tnbc_op {
+    TNBC_ALLTOALL, TNBC_ALLTOALLV, TNBC_ALLGATHER, TNBC_ALLGATHERV,
+    TNBC_GATHER, TNBC_GATHERV, TNBC_SCATTER, TNBC_SCATTERV,
+    TNBC_BCAST, TNBC_ALLREDUCE, TNBC_REDUCE,
+    TNBC_OP_COUNT
+};
+
+const char *tnbc_op_name(enum tnbc_op op);
+int tnbc_op_from_name(const char *name);   /* -1 when unknown */
+int tnbc_op_is_chunked(enum tnbc_op op);   /* single-block receive side */
+
+/* The arguments of one blocking collective call, as the program passed them.
+ * Unused fields are zero/NULL. bcast: recvbuf=buffer, rcount/rtype=count/type;
+ * allreduce/reduce: rcount/rtype=count/type, stype=rtype. */
+struct tnbc_args {
+    enum tnbc_op op;
+    const void *sendbuf;
+    int scount;
+    const int *scounts, *sdispls;
+    MPI_Datatype stype;
+    void *recvbuf;
+    int rcount;
+    const int *rcounts, *rdispls;
+    MPI_Datatype rtype;
+    MPI_Op mpi_op;
+    int root;
+    MPI_Comm comm;
+};
+
+struct tnbc_submsg {
+    size_t offset;     /* from the layout's base */
+    size_t bytes;      /* footprint in the buffer */
+    int idx;           /* block or chunk number */
+    int peer;          /* source/destination rank; -1 for chunks */
+};
+
+struct tnbc_layout {
+    char *base;        /* lowest byte touched; NULL when the side is absent */
+    size_t span;       /* bytes from base to the highest byte touched */
+    size_t bytes;      /* payload bytes (type size x count) */
+    long block_bytes;  /* payload per sub-message; -1 when they differ */
+    int nsub;
+    struct tnbc_submsg *sub;   /* nsub entries, owned */
+};
+
+struct tnbc_call_layout {
+    int comm_size, comm_rank;
+    int chunks;                /* m for chunked receive sides, else 0 */
+    int send_type_size, recv_type_size;
+    struct tnbc_layout recv, send;
+};
+
+/* Fill `out` for this call; `chunks` is m for the single-block operations.
+ * Returns 0, or -1 with *why set to a static reason (unsupported argument). */
+int tnbc_layout_build(const struct tnbc_args *a, int chunks,
+                      struct tnbc_call_layout *out, const char **why);
+void tnbc_layout_free(struct tnbc_call_layout *l);
+
+/* Split `count` elements of `elem` bytes (stride `extent`) into m chunks of
+ * whole elements, as evenly as possible; returns the number written (<= m,
+ * fewer when count < m). Shared by trace and replay so chunks agree. */
+int tnbc_chunk_split(long count, int m, long *first, long *n);
+
+#endif

@@ -1,0 +1,560 @@
+#include "guard.h"
+#include "clock.h"
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#define HAVE_SINGLE_STEP 1
+#define EFLAGS_TF 0x100
+#else
+#define HAVE_SINGLE_STEP 0
+#endif
+
+static size_t page_size;
+static int installed;
+static struct sigaction prev_segv, prev_trap;
+static atomic_int armed_guards;
+static long rearm_max = 4096;
+
+/* Pages opened for one single-stepped instruction, per thread. An
+ * instruction can fault on at most a few pages (one access straddling two,
+ * or a string instruction's source and destination). */
+#define MAX_PENDING 4
+struct pending {
+    struct tnbc_guard *g;
+    uintptr_t page;
+};
+static __thread struct pending pend[MAX_PENDING];
+static __thread int npend;
+
+static const char *const reason_names[TNBC_REL_COUNT] = {
+    "io", "mpi", "free", "reuse", "finalize", "limit", "neighbour", "done",
+};
+
+const char *tnbc_release_reason_name(enum tnbc_release_reason r)
+{
+    return (r >= 0 && r < TNBC_REL_COUNT) ? reason_names[r] : "?";
+}
+
+size_t tnbc_page_size(void)
+{
+    if (!page_size)
+        page_size = (size_t)sysconf(_SC_PAGESIZE);
+    return page_size;
+}
+
+int tnbc_guard_active(void) { return atomic_load(&armed_guards); }
+
+static uintptr_t page_down(uintptr_t a) { return a & ~(uintptr_t)(page_size - 1); }
+static uintptr_t page_up(uintptr_t a) { return page_down(a + page_size - 1); }
+
+static void guard_lock(struct tnbc_guard *g)
+{
+    while (atomic_flag_test_and_set_explicit(&g->lock, memory_order_acquire))
+        ;
+}
+
+static void guard_unlock(struct tnbc_guard *g)
+{
+    atomic_flag_clear_explicit(&g->lock, memory_order_release);
+}
+
+static uintptr_t sub_start(const struct tnbc_guard *g, int s)
+{
+    return (uintptr_t)g->layout->base + g->layout->sub[s].offset;
+}
+
+static uintptr_t sub_end(const struct tnbc_guard *g, int s)
+{
+    return sub_start(g, s) + g->layout->sub[s].bytes;
+}
+
+/* Largest sub-message size: bounds the backwards walk in overlapping(). */
+static size_t max_sub_bytes(const struct tnbc_guard *g)
+{
+    size_t m = 0;
+    for (int i = 0; i < g->layout->nsub; i++)
+        if (g->layout->sub[i].bytes > m)
+            m = g->layout->sub[i].bytes;
+    return m;
+}
+
+/* Calls fn(g, s, arg) for every non-empty sub-message meeting [a, b);
+ * stops early when fn returns non-zero and returns that value. */
+static int overlapping(struct tnbc_guard *g, uintptr_t a, uintptr_t b,
+                       int (*fn)(struct tnbc_guard *, int, void *), void *arg)
+{
+    int lo = 0, hi = g->layout->nsub;
+    size_t reach = max_sub_bytes(g);
+    while (lo < hi) {      /* first in offset order starting at or after b */
+        int mid = (lo + hi) / 2;
+        if (sub_start(g, g->order[mid]) < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (int i = lo - 1; i >= 0; i--) {
+        int s = g->order[i];
+        if (sub_start(g, s) + reach <= a)
+            break;
+        if (g->layout->sub[s].bytes && sub_end(g, s) > a) {
+            int rc = fn(g, s, arg);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+static int is_closed(struct tnbc_guard *g, int s, void *arg)
+{
+    (void)arg;
+    return !atomic_load(&g->open[s]);
+}
+
+static int page_ready(struct tnbc_guard *g, uintptr_t page)
+{
+    return !overlapping(g, page, page + page_size, is_closed, NULL);
+}
+
+static int find_sub(struct tnbc_guard *g, int s, void *arg)
+{
+    (void)g;
+    *(int *)arg = s;
+    return 1;
+}
+
+static int sub_at(struct tnbc_guard *g, uintptr_t addr)
+{
+    int s = -1;
+    overlapping(g, addr, addr + 1, find_sub, &s);
+    return s;
+}
+
+static void set_prot(struct tnbc_guard *g, uintptr_t a, uintptr_t b, int prot)
+{
+    if (a < g->lo)
+        a = g->lo;
+    if (b > g->hi)
+        b = g->hi;
+    if (a < b)
+        mprotect((void *)a, b - a, prot);
+}
+
+/* Open sub-message s's pages whose every sub-message is open. Its interior
+ * pages hold no other sub-message; only the first and last may be shared. */
+static void open_ready_pages(struct tnbc_guard *g, int s)
+{
+    uintptr_t a = page_down(sub_start(g, s)), b = page_up(sub_end(g, s));
+    if (a < g->lo)
+        a = g->lo;
+    if (b > g->hi)
+        b = g->hi;
+    if (a >= b)
+        return;
+    if (!page_ready(g, a))
+        a += page_size;
+    if (b > a && !page_ready(g, b - page_size))
+        b -= page_size;
+    if (a < b) {
+        guard_lock(g);
+        set_prot(g, a, b, PROT_READ | PROT_WRITE);
+        guard_unlock(g);
+    }
+}
+
+/* Marks s open, calling the hook first if it was closed. */
+static void expose(struct tnbc_guard *g, int s, enum tnbc_guard_event ev,
+                   enum tnbc_release_reason why, uint64_t tick)
+{
+    if (atomic_load(&g->open[s]))
+        return;
+    g->hook(g, s, ev, why, tick);
+    atomic_store(&g->open[s], 1);
+}
+
+struct expose_arg {
+    enum tnbc_release_reason why;
+    uint64_t tick;
+};
+
+static int expose_released(struct tnbc_guard *g, int s, void *arg)
+{
+    struct expose_arg *e = arg;
+    expose(g, s, TNBC_EV_RELEASE, e->why, e->tick);
+    return 0;
+}
+
+/* Opens `page` for the faulting instruction only: the SIGTRAP that follows
+ * it re-protects the page. Returns 0 when the single step was set up. */
+static int open_for_one_instruction(struct tnbc_guard *g, uintptr_t page, void *ctx)
+{
+#if HAVE_SINGLE_STEP
+    ucontext_t *uc = ctx;
+    if (npend >= MAX_PENDING ||
+        atomic_fetch_add(&g->page_rearms[(page - g->lo) / page_size], 1) >= rearm_max)
+        return -1;
+    atomic_fetch_add(&g->obj.pins, 1);    /* held until the trap */
+    pend[npend].g = g;
+    pend[npend].page = page;
+    npend++;
+    guard_lock(g);
+    set_prot(g, page, page + page_size, PROT_READ | PROT_WRITE);
+    guard_unlock(g);
+    uc->uc_mcontext.gregs[REG_EFL] |= EFLAGS_TF;
+    return 0;
+#else
+    (void)g; (void)page; (void)ctx;
+    return -1;
+#endif
+}
+
+static enum tnbc_guard_event fault_kind(void *ctx)
+{
+#if defined(__x86_64__)
+    ucontext_t *uc = ctx;
+    return (uc->uc_mcontext.gregs[REG_ERR] & 2) ? TNBC_EV_WRITE : TNBC_EV_READ;
+#else
+    (void)ctx;
+    return TNBC_EV_ACCESS;
+#endif
+}
+
+static void handle_fault(struct tnbc_guard *g, uintptr_t addr, void *ctx)
+{
+    uintptr_t page = page_down(addr);
+    uint64_t tick = tnbc_ticks();
+    int s = sub_at(g, addr);
+
+    if (s >= 0) {
+        expose(g, s, fault_kind(ctx), TNBC_REL_DONE, tick);
+        open_ready_pages(g, s);
+    }
+    if (page_ready(g, page)) {
+        guard_lock(g);
+        set_prot(g, page, page + page_size, PROT_READ | PROT_WRITE);
+        guard_unlock(g);
+        return;
+    }
+    /* The page still holds closed sub-messages (or s == -1: a gap between
+     * blocks, i.e. unrelated data of the program). */
+    if (!(g->flags & GUARD_WAIT_NEIGHBOURS) && open_for_one_instruction(g, page, ctx) == 0)
+        return;
+    struct expose_arg e = {
+        (g->flags & GUARD_WAIT_NEIGHBOURS) ? TNBC_REL_NEIGHBOUR : TNBC_REL_LIMIT, tick
+    };
+    overlapping(g, page, page + page_size, expose_released, &e);
+    guard_lock(g);
+    set_prot(g, page, page + page_size, PROT_READ | PROT_WRITE);
+    guard_unlock(g);
+}
+
+static void chain(int sig, siginfo_t *si, void *ctx, struct sigaction *prev)
+{
+    if (prev->sa_flags & SA_SIGINFO) {
+        if (prev->sa_sigaction) {
+            prev->sa_sigaction(sig, si, ctx);
+            return;
+        }
+    } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+        prev->sa_handler(sig);
+        return;
+    }
+    /* Default action: reinstate it; the faulting instruction runs again and
+     * the kernel delivers the signal with its usual effect. */
+    signal(sig, SIG_DFL);
+    if (sig != SIGSEGV)
+        raise(sig);
+}
+
+static void on_segv(int sig, siginfo_t *si, void *ctx)
+{
+    int saved = errno;
+    if (si->si_code == SEGV_ACCERR) {
+        struct tnbc_range_obj *obj = tnbc_range_lookup((uintptr_t)si->si_addr);
+        if (obj) {
+            handle_fault((struct tnbc_guard *)obj, (uintptr_t)si->si_addr, ctx);
+            tnbc_range_unpin(obj);
+            errno = saved;
+            return;
+        }
+    }
+    errno = saved;
+    chain(sig, si, ctx, &prev_segv);
+}
+
+static void on_trap(int sig, siginfo_t *si, void *ctx)
+{
+#if HAVE_SINGLE_STEP
+    if (npend > 0) {
+        int saved = errno;
+        ucontext_t *uc = ctx;
+        for (int i = 0; i < npend; i++) {
+            struct tnbc_guard *g = pend[i].g;
+            guard_lock(g);
+            if (!page_ready(g, pend[i].page))
+                set_prot(g, pend[i].page, pend[i].page + page_size, g->closed_prot);
+            guard_unlock(g);
+            tnbc_range_unpin(&g->obj);
+        }
+        npend = 0;
+        uc->uc_mcontext.gregs[REG_EFL] &= ~EFLAGS_TF;
+        errno = saved;
+        return;
+    }
+#endif
+    chain(sig, si, ctx, &prev_trap);
+}
+
+/* sigaction as the rest of the process sees it: while our handlers are
+ * installed, a program (or library) that installs its own SIGSEGV/SIGTRAP
+ * handler becomes the handler we chain to, instead of displacing ours. */
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+static sigaction_fn real_sigaction_fn(void)
+{
+    static sigaction_fn fn;
+    if (!fn)
+        fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    return fn;
+}
+
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    struct sigaction *mine = sig == SIGSEGV ? &prev_segv : sig == SIGTRAP ? &prev_trap : NULL;
+    if (!installed || !mine)
+        return real_sigaction_fn()(sig, act, old);
+    if (old)
+        *old = *mine;
+    if (act)
+        *mine = *act;
+    return 0;
+}
+
+int tnbc_guard_init(void)
+{
+    struct sigaction sa;
+    if (installed)
+        return 0;
+    tnbc_page_size();
+    rearm_max = tnbc_env_long("TNBC_TRACE_REARM_MAX", 4096, 0, 1L << 30);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_sigaction = on_segv;
+    if (real_sigaction_fn()(SIGSEGV, &sa, &prev_segv) != 0) {
+        tnbc_warn("cannot install the SIGSEGV handler: %s", strerror(errno));
+        return -1;
+    }
+    sa.sa_sigaction = on_trap;
+    if (real_sigaction_fn()(SIGTRAP, &sa, &prev_trap) != 0) {
+        real_sigaction_fn()(SIGSEGV, &prev_segv, NULL);
+        tnbc_warn("cannot install the SIGTRAP handler: %s", strerror(errno));
+        return -1;
+    }
+    installed = 1;
+    return 0;
+}
+
+static int compare_offsets(const void *a, const void *b, void *layout)
+{
+    const struct tnbc_layout *l = layout;
+    size_t x = l->sub[*(const int *)a].offset, y = l->sub[*(const int *)b].offset;
+    return x < y ? -1 : x > y;
+}
+
+static enum tnbc_sub_cover cover_of(const struct tnbc_guard *g, int s)
+{
+    uintptr_t a = sub_start(g, s), b = sub_end(g, s);
+    if (a == b)
+        return TNBC_COVER_EMPTY;
+    if (a >= g->hi || b <= g->lo)
+        return TNBC_COVER_EDGE;
+    return (a >= g->lo && b <= g->hi) ? TNBC_COVER_GUARDED : TNBC_COVER_PARTIAL;
+}
+
+static void free_arrays(struct tnbc_guard *g)
+{
+    free(g->order);
+    free((void *)g->open);
+    free(g->cover);
+    free((void *)g->page_rearms);
+    g->order = NULL;
+    g->open = NULL;
+    g->cover = NULL;
+    g->page_rearms = NULL;
+}
+
+long tnbc_guard_arm(struct tnbc_guard *g)
+{
+    const struct tnbc_layout *l = g->layout;
+    int n = l->nsub;
+
+    tnbc_page_size();
+    g->armed = 0;
+    g->lo = page_up((uintptr_t)l->base);
+    g->hi = page_down((uintptr_t)l->base + l->span);
+    g->order = NULL;
+    g->open = NULL;
+    g->cover = NULL;
+    g->page_rearms = NULL;
+    if (!l->base || g->lo >= g->hi || n <= 0)
+        return 0;
+    g->order = malloc((size_t)n * sizeof *g->order);
+    g->open = calloc((size_t)n, sizeof *g->open);
+    g->cover = malloc((size_t)n);
+    g->page_rearms = calloc((g->hi - g->lo) / page_size, sizeof *g->page_rearms);
+    if (!g->order || !g->open || !g->cover || !g->page_rearms)
+        goto fail;
+    for (int i = 0; i < n; i++) {
+        g->order[i] = i;
+        g->cover[i] = (unsigned char)cover_of(g, i);
+        atomic_store(&g->open[i], g->cover[i] == TNBC_COVER_GUARDED ||
+                                      g->cover[i] == TNBC_COVER_PARTIAL ? 0 : 1);
+    }
+    qsort_r(g->order, (size_t)n, sizeof *g->order, compare_offsets, (void *)l);
+    atomic_flag_clear(&g->lock);
+    atomic_store(&g->obj.pins, 0);
+    if (tnbc_range_insert(g->lo, g->hi, &g->obj) != 0)
+        goto fail;               /* overlaps a live guard */
+    if (mprotect((void *)g->lo, g->hi - g->lo, g->closed_prot) != 0) {
+        tnbc_range_remove(&g->obj);
+        goto fail;
+    }
+    g->armed = 1;
+    atomic_fetch_add(&armed_guards, 1);
+    return (long)(g->hi - g->lo);
+fail:
+    free_arrays(g);
+    return -1;
+}
+
+void tnbc_guard_disarm(struct tnbc_guard *g, enum tnbc_release_reason why)
+{
+    if (!g->armed)
+        return;
+    uint64_t tick = tnbc_ticks();
+    for (int s = 0; s < g->layout->nsub; s++)
+        expose(g, s, TNBC_EV_RELEASE, why, tick);
+    guard_lock(g);
+    set_prot(g, g->lo, g->hi, PROT_READ | PROT_WRITE);
+    guard_unlock(g);
+    tnbc_range_remove(&g->obj);
+    g->armed = 0;
+    atomic_fetch_sub(&armed_guards, 1);
+    free_arrays(g);
+}
+
+struct release_arg {
+    uintptr_t a, b;
+    enum tnbc_release_reason why;
+    int released;
+};
+
+static int count_closed_exposed(struct tnbc_guard *g, int s, void *arg)
+{
+    struct release_arg *r = arg;
+    if (!atomic_load(&g->open[s])) {
+        expose(g, s, TNBC_EV_RELEASE, r->why, tnbc_ticks());
+        r->released++;
+    }
+    return 0;
+}
+
+static void release_in_guard(struct tnbc_range_obj *obj, void *arg)
+{
+    struct tnbc_guard *g = (struct tnbc_guard *)obj;
+    struct release_arg *r = arg;
+    overlapping(g, r->a, r->b, count_closed_exposed, r);
+    guard_lock(g);
+    set_prot(g, r->a, r->b, PROT_READ | PROT_WRITE);
+    guard_unlock(g);
+}
+
+int tnbc_guard_release_range(const void *addr, size_t len, enum tnbc_release_reason why)
+{
+    struct release_arg r;
+    if (!addr || len == 0 || atomic_load(&armed_guards) == 0)
+        return 0;
+    tnbc_page_size();
+    r.a = page_down((uintptr_t)addr);
+    r.b = page_up((uintptr_t)addr + len);
+    r.why = why;
+    r.released = 0;
+    tnbc_range_each(r.a, r.b, release_in_guard, &r);
+    return r.released;
+}
+
+void tnbc_guard_open_sub(struct tnbc_guard *g, int sub)
+{
+    if (!g->armed)
+        return;
+    atomic_store(&g->open[sub], 1);
+    open_ready_pages(g, sub);
+}
+
+/* ---- self-measurement ------------------------------------------------- */
+
+double tnbc_guard_measure_mprotect_ns(void)
+{
+    enum { ROUNDS = 2000 };
+    size_t ps = tnbc_page_size();
+    void *p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return 0;
+    *(volatile char *)p = 1;
+    uint64_t t0 = tnbc_ns_now();
+    for (int i = 0; i < ROUNDS; i++)
+        mprotect(p, ps, (i & 1) ? PROT_READ | PROT_WRITE : PROT_NONE);
+    uint64_t t1 = tnbc_ns_now();
+    munmap(p, ps);
+    return (double)(t1 - t0) / ROUNDS;
+}
+
+static void null_hook(struct tnbc_guard *g, int sub, enum tnbc_guard_event ev,
+                      enum tnbc_release_reason why, uint64_t tick)
+{
+    (void)g; (void)sub; (void)ev; (void)why; (void)tick;
+}
+
+/* Cost of one fault through our handler: a guarded page per sub-message,
+ * each touched once. Requires tnbc_guard_init(). */
+double tnbc_guard_measure_fault_ns(void)
+{
+    enum { PAGES = 64 };
+    size_t ps = tnbc_page_size();
+    struct tnbc_submsg sub[PAGES];
+    struct tnbc_layout l = { 0 };
+    struct tnbc_guard g = { 0 };
+    char *p = mmap(NULL, PAGES * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    double ns = 0;
+
+    if (p == MAP_FAILED || !installed)
+        return 0;
+    memset(p, 0, PAGES * ps);
+    for (int i = 0; i < PAGES; i++)
+        sub[i] = (struct tnbc_submsg){ (size_t)i * ps, ps, i, -1 };
+    l.base = p;
+    l.span = PAGES * ps;
+    l.nsub = PAGES;
+    l.sub = sub;
+    g.layout = &l;
+    g.closed_prot = PROT_NONE;
+    g.hook = null_hook;
+    if (tnbc_guard_arm(&g) > 0) {
+        uint64_t t0 = tnbc_ns_now();
+        for (int i = 0; i < PAGES; i++)
+            ((volatile char *)p)[(size_t)i * ps] += 1;
+        ns = (double)(tnbc_ns_now() - t0) / PAGES;
+        tnbc_guard_disarm(&g, TNBC_REL_DONE);
+    }
+    munmap(p, PAGES * ps);
+    return ns;
+}

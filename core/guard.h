@@ -1,0 +1,104 @@
+/* Page guard and fault handler, shared by trace and replay.
+ *
+ * A guard covers one side (receive or send) of one collective call: the
+ * buffer's whole pages are protected (PROT_NONE for receive data, PROT_READ
+ * for send data) and the first and last partial pages, which the buffer
+ * shares with unrelated data, are left alone (they are the edge pages of the
+ * design). When the program touches a protected page, the SIGSEGV handler
+ * finds the sub-message at the fault address and calls the guard's event
+ * hook (trace: record the first touch; replay: wait until the data is there),
+ * then opens every page all of whose sub-messages are open.
+ *
+ * A page shared with a sub-message that is not open yet is either waited for
+ * (GUARD_WAIT_NEIGHBOURS, replay) or opened for exactly one instruction and
+ * then re-protected (x86-64 single step; trace), so every first touch is
+ * exact. Faults anywhere else go to the handler that was there before us, so
+ * real crashes still crash with their usual report.
+ *
+ * tnbc_guard_release_range lifts guards before memory is handed to the kernel
+ * or to MPI (which would otherwise see EFAULT instead of a fault). */
+#ifndef TNBC_GUARD_H
+#define TNBC_GUARD_H
+
+#include "collective.h"
+#include "range_index.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+enum tnbc_guard_event {
+    TNBC_EV_READ,       /* first touch by a load */
+    TNBC_EV_WRITE,      /* first touch by a store */
+    TNBC_EV_ACCESS,     /* first touch, kind unknown */
+    TNBC_EV_RELEASE,    /* guard lifted without a touch; see reason */
+};
+
+enum tnbc_release_reason {
+    TNBC_REL_IO, TNBC_REL_MPI, TNBC_REL_FREE, TNBC_REL_REUSE,
+    TNBC_REL_FINALIZE, TNBC_REL_LIMIT, TNBC_REL_NEIGHBOUR, TNBC_REL_DONE,
+    TNBC_REL_COUNT
+};
+const char *tnbc_release_reason_name(enum tnbc_release_reason r);
+
+/* How a sub-message's bytes relate to the protected pages. */
+enum tnbc_sub_cover {
+    TNBC_COVER_GUARDED,  /* every byte in protected pages */
+    TNBC_COVER_PARTIAL,  /* some bytes in unprotected edge pages */
+    TNBC_COVER_EDGE,     /* no byte in protected pages */
+    TNBC_COVER_EMPTY,    /* zero bytes */
+};
+
+#define GUARD_WAIT_NEIGHBOURS 1u   /* flags */
+
+struct tnbc_guard;
+/* Called once per sub-message before its bytes become accessible, in the
+ * faulting thread (signal context: async-signal-safe code only) or in the
+ * thread calling a release function. */
+typedef void (*tnbc_guard_hook)(struct tnbc_guard *g, int sub,
+                                enum tnbc_guard_event ev,
+                                enum tnbc_release_reason why, uint64_t tick);
+
+struct tnbc_guard {
+    struct tnbc_range_obj obj;         /* must be first */
+    const struct tnbc_layout *layout;  /* base, span, sub-messages */
+    int closed_prot;                   /* PROT_NONE or PROT_READ */
+    unsigned flags;
+    tnbc_guard_hook hook;
+    void *user;
+    /* set by tnbc_guard_arm */
+    uintptr_t lo, hi;                  /* protected pages */
+    int *order;                        /* sub indices sorted by offset */
+    atomic_uchar *open;                /* per sub: bytes may be exposed */
+    unsigned char *cover;              /* per sub: enum tnbc_sub_cover */
+    atomic_flag lock;                  /* serialises mprotect on this guard */
+    atomic_int *page_rearms;           /* per protected page: single steps */
+    int armed;
+    struct tnbc_guard *next_active;
+};
+
+/* Install the SIGSEGV/SIGTRAP handlers (after MPI_Init, so we chain to Open
+ * MPI's). Idempotent. Returns 0 or -1 with a warning printed. */
+int tnbc_guard_init(void);
+size_t tnbc_page_size(void);
+
+/* Protect the guard's pages. g->layout, closed_prot, flags, hook, user must
+ * be set. Returns the number of protected bytes (0: nothing could be
+ * guarded, g is not armed), or -1 on error. */
+long tnbc_guard_arm(struct tnbc_guard *g);
+/* Lift the guard entirely: hook(RELEASE, why) for every sub-message not yet
+ * open, pages made read-write, g forgotten. Safe on an unarmed guard. */
+void tnbc_guard_disarm(struct tnbc_guard *g, enum tnbc_release_reason why);
+/* Open every sub-message that has a byte in [addr, addr+len) or in a page
+ * shared with those bytes, with hook(RELEASE, why). Cheap when nothing is
+ * guarded. Returns the number of sub-messages released. */
+int tnbc_guard_release_range(const void *addr, size_t len, enum tnbc_release_reason why);
+/* Mark sub-message `sub` open and open the pages that became ready (replay:
+ * called when its data has landed, so later reads do not fault). */
+void tnbc_guard_open_sub(struct tnbc_guard *g, int sub);
+int tnbc_guard_active(void);   /* number of armed guards */
+
+/* Self-measured costs for the model's Tinit (ns). */
+double tnbc_guard_measure_mprotect_ns(void);
+double tnbc_guard_measure_fault_ns(void);
+
+#endif

@@ -1,0 +1,94 @@
+/* Common entry points behind the wrappers: initialisation, finalisation,
+ * the collective dispatcher and typed release. */
+#include "intercept.h"
+#include "clock.h"
+#include "config.h"
+
+#include <stdatomic.h>
+
+static int active;       /* initialised, enabled, handlers installed */
+static int disabled = -1;
+
+int tnbc_is_active(void) { return active; }
+
+static int is_disabled(void)
+{
+    if (disabled < 0)
+        disabled = tnbc_env_bool("TNBC_DISABLE", 0);
+    return disabled;
+}
+
+int tnbc_init(int *argc, char ***argv, int required, int *provided)
+{
+    int level = is_disabled() ? required : tnbc_mode_thread_level(required);
+    int got = MPI_THREAD_SINGLE, rank = -1, rc;
+
+    rc = PMPI_Init_thread(argc, argv, level, &got);
+    if (provided)
+        *provided = got;
+    if (rc != MPI_SUCCESS || is_disabled())
+        return rc;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    tnbc_set_log_rank(rank);
+    tnbc_clock_init();
+    if (tnbc_guard_init() != 0) {
+        tnbc_warn("%s disabled: cannot install the fault handler; collectives run unchanged",
+                  tnbc_mode_name);
+        return rc;
+    }
+    active = 1;
+    tnbc_mode_init(got);
+    return rc;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    return tnbc_init(argc, argv, MPI_THREAD_SINGLE, NULL);
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    return tnbc_init(argc, argv, required, provided);
+}
+
+int tnbc_finalize(void)
+{
+    if (active) {
+        tnbc_mode_quiesce(NULL);
+        tnbc_mode_finalize();
+        active = 0;
+    }
+    return PMPI_Finalize();
+}
+
+int MPI_Finalize(void) { return tnbc_finalize(); }
+
+int MPI_Comm_free(MPI_Comm *comm)
+{
+    if (active && comm)
+        tnbc_mode_quiesce(comm);
+    return PMPI_Comm_free(comm);
+}
+
+int tnbc_collective(const struct tnbc_args *a, void *caller)
+{
+    if (!active)
+        return tnbc_pmpi_collective(a);
+    return tnbc_mode_collective(a, caller);
+}
+
+void tnbc_release_typed(const void *buf, long count, MPI_Datatype type,
+                        enum tnbc_release_reason why)
+{
+    MPI_Aint lb, extent, true_lb, true_extent;
+
+    if (!tnbc_guard_active() || !buf || count <= 0 || buf == MPI_IN_PLACE ||
+        type == MPI_DATATYPE_NULL)
+        return;
+    if (PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
+        return;
+    (void)lb;
+    tnbc_guard_release_range((const char *)buf + true_lb,
+                             (size_t)((count - 1) * extent + true_extent), why);
+}

@@ -1,0 +1,38 @@
+/* The interposition layer shared by libtnbc-trace and libtnbc-replay.
+ *
+ * core/wrap_*.c define the MPI (C and Fortran) and libc symbols; every
+ * handled collective arrives at tnbc_collective() as a struct tnbc_args,
+ * and every other call that hands a buffer to the kernel or to MPI first
+ * lifts the guards on that buffer. What a collective does is the mode's
+ * business: each library defines the tnbc_mode_* functions below. */
+#ifndef TNBC_INTERCEPT_H
+#define TNBC_INTERCEPT_H
+
+#include "collective.h"
+#include "guard.h"
+
+/* ---- provided by the mode library (trace or replay) ---- */
+extern const char tnbc_mode_name[];
+/* Thread level to ask of MPI when the program asks for `required`. */
+int tnbc_mode_thread_level(int required);
+/* After MPI is initialised (provided: what MPI granted). */
+void tnbc_mode_init(int provided);
+/* A handled blocking collective; returns an MPI error code. */
+int tnbc_mode_collective(const struct tnbc_args *a, void *caller);
+/* Before MPI_Comm_free of comm, and before MPI_Finalize (comm NULL). */
+void tnbc_mode_quiesce(MPI_Comm *comm);
+void tnbc_mode_finalize(void);
+
+/* ---- provided by core ---- */
+int tnbc_collective(const struct tnbc_args *a, void *caller);
+/* The real (PMPI) blocking collective for these arguments. */
+int tnbc_pmpi_collective(const struct tnbc_args *a);
+/* Lift guards on the bytes `count` elements of `type` at buf touch. */
+void tnbc_release_typed(const void *buf, long count, MPI_Datatype type,
+                        enum tnbc_release_reason why);
+/* Common initialisation behind MPI_Init, MPI_Init_thread and Fortran's. */
+int tnbc_init(int *argc, char ***argv, int required, int *provided);
+int tnbc_finalize(void);
+int tnbc_is_active(void);     /* initialised and not disabled */
+
+#endif

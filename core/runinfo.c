@@ -1,0 +1,126 @@
+#include "runinfo.h"
+#include "clock.h"
+#include "config.h"
+#include "guard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static char host[MPI_MAX_PROCESSOR_NAME];
+static char cmdline[4096];
+
+static void read_cmdline(void)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY);
+    ssize_t n = fd >= 0 ? read(fd, cmdline, sizeof cmdline - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0) {
+        snprintf(cmdline, sizeof cmdline, "?");
+        return;
+    }
+    cmdline[n] = '\0';
+    for (ssize_t i = 0; i < n - 1; i++)
+        if (cmdline[i] == '\0')
+            cmdline[i] = ' ';
+}
+
+/* Memory copy bandwidth in bytes/s, on a buffer larger than the caches the
+ * copy of a send buffer would typically see. */
+static double measure_copy_bw(void)
+{
+    const size_t n = 16u << 20;
+    char *a = malloc(n), *b = malloc(n);
+    double bw = 0;
+    if (a && b) {
+        memset(a, 1, n);
+        memset(b, 2, n);
+        uint64_t t0 = tnbc_ns_now();
+        for (int i = 0; i < 4; i++) {
+            memcpy(b, a, n);
+            a[i] = b[n - 1 - (size_t)i];    /* keep the copies observable */
+        }
+        uint64_t t1 = tnbc_ns_now();
+        if (t1 > t0)
+            bw = 4.0 * (double)n * 1e9 / (double)(t1 - t0);
+    }
+    free(a);
+    free(b);
+    return bw;
+}
+
+void tnbc_runinfo_collect(struct tnbc_run_info *r, const char *mode)
+{
+    int len = 0;
+    struct timespec now;
+
+    memset(r, 0, sizeof *r);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &r->world_size);
+    PMPI_Get_processor_name(host, &len);
+    read_cmdline();
+    clock_gettime(CLOCK_REALTIME, &now);
+    r->pid = (int)getpid();
+    r->host = host;
+    r->command_line = cmdline;
+    r->mode = mode;
+    r->clock_source = tnbc_clock_source();
+    r->start_unix_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+    r->start_tsc = (int64_t)tnbc_ticks();
+    r->tsc_hz = tnbc_ticks_hz();
+    r->page_size = (int)tnbc_page_size();
+    r->copy_bw = measure_copy_bw();
+    r->mprotect_ns = tnbc_guard_measure_mprotect_ns();
+    r->fault_ns = tnbc_guard_measure_fault_ns();
+}
+
+static int make_dir(const char *dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return (mkdir(path, 0777) == 0 || errno == EEXIST) ? 0 : -1;
+}
+
+struct tnbc_db *tnbc_rank_db_open(const char *dir, const struct tnbc_run_info *r)
+{
+    char path[1200];
+    struct tnbc_db *db;
+
+    if (make_dir(dir) != 0) {
+        tnbc_warn("cannot create the trace directory %s: %s", dir, strerror(errno));
+        return NULL;
+    }
+    snprintf(path, sizeof path, "%s/rank-%06d.db", dir, r->rank);
+    /* A rerun into the same directory starts afresh. */
+    for (const char *const *ext = (const char *const[]){ "", "-wal", "-shm", NULL }; *ext; ext++) {
+        char old[1300];
+        snprintf(old, sizeof old, "%s%s", path, *ext);
+        unlink(old);
+    }
+    db = tnbc_db_open(path);
+    if (!db)
+        return NULL;
+    tnbc_db_begin(db);
+    char v[32];
+    snprintf(v, sizeof v, "%d", TNBC_SCHEMA_VERSION);
+    tnbc_db_meta(db, "schema_version", v);
+    tnbc_db_meta(db, "tnbc_version", "0.1");
+    tnbc_db_run(db, r);
+    tnbc_db_commit(db);
+    return db;
+}

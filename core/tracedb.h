@@ -1,0 +1,55 @@
+/* Writer of the per-rank trace database (schema: core/tracedb_schema.sql,
+ * docs/schema.md). Used by libtrace and by libreplay's summaries. Not
+ * thread-safe and not async-signal-safe: call from the application thread. */
+#ifndef TNBC_TRACEDB_H
+#define TNBC_TRACEDB_H
+
+#include <stdint.h>
+
+#define TNBC_SCHEMA_VERSION 1
+
+struct tnbc_db;
+
+struct tnbc_run_info {
+    int rank, world_size, pid;
+    const char *host, *command_line, *mode, *clock_source;
+    int64_t start_unix_ns, start_tsc;
+    double tsc_hz, copy_bw, mprotect_ns, fault_ns;
+    int page_size;
+};
+
+struct tnbc_call_row {
+    int rank, invocation, comm_size, comm_rank, root;
+    const char *site, *op;
+    int send_type_size, recv_type_size, nsub, chunks;
+    int64_t send_bytes, recv_bytes, block_bytes;
+    int64_t entry_tsc, return_tsc, wait_ns;
+};
+
+struct tnbc_site_row {
+    int rank;
+    const char *site, *module, *symbol, *op;
+    uint64_t offset;
+    int64_t calls, traced, total_ns, bytes;
+};
+
+/* Opens (creating) `path`, creates the schema. NULL with a one-line warning
+ * on failure. */
+struct tnbc_db *tnbc_db_open(const char *path);
+void tnbc_db_close(struct tnbc_db *db);
+int tnbc_db_begin(struct tnbc_db *db);
+int tnbc_db_commit(struct tnbc_db *db);
+int tnbc_db_meta(struct tnbc_db *db, const char *key, const char *value);
+int tnbc_db_run(struct tnbc_db *db, const struct tnbc_run_info *r);
+int tnbc_db_run_finished(struct tnbc_db *db, int rank);
+/* Returns the new call_id, or -1. */
+int64_t tnbc_db_call(struct tnbc_db *db, const struct tnbc_call_row *c);
+int tnbc_db_call_wait(struct tnbc_db *db, int64_t call_id, int64_t wait_ns);
+int tnbc_db_submsg(struct tnbc_db *db, int64_t call_id, const char *side, int idx,
+                   int peer, int64_t offset, int64_t bytes, const char *guard);
+/* ord < 0 stores NULL (a release). */
+int tnbc_db_touch(struct tnbc_db *db, int64_t call_id, const char *side, int idx,
+                  int ord, int64_t tsc, const char *how);
+int tnbc_db_site(struct tnbc_db *db, const struct tnbc_site_row *s);
+
+#endif

@@ -1,0 +1,257 @@
+/* Fortran bindings (mpif.h and `use mpi`). Open MPI's Fortran wrappers call
+ * the C PMPI_ functions directly, so the C wrappers never see Fortran calls:
+ * the Fortran symbols are defined here too, in the four manglings compilers
+ * use, converting handles and the MPI_IN_PLACE/MPI_BOTTOM sentinels. */
+#include "intercept.h"
+
+#include <dlfcn.h>
+#include <stddef.h>
+
+typedef MPI_Fint F;
+
+/* Open MPI's Fortran sentinels are the addresses of common blocks. */
+static void *f_in_place[4], *f_bottom[4];
+
+static void load_sentinels(void)
+{
+    static int done;
+    static const char *const inp[4] = { "mpi_fortran_in_place_", "mpi_fortran_in_place__",
+                                        "mpi_fortran_in_place", "MPI_FORTRAN_IN_PLACE" };
+    static const char *const bot[4] = { "mpi_fortran_bottom_", "mpi_fortran_bottom__",
+                                        "mpi_fortran_bottom", "MPI_FORTRAN_BOTTOM" };
+    if (done)
+        return;
+    for (int i = 0; i < 4; i++) {
+        f_in_place[i] = dlsym(RTLD_DEFAULT, inp[i]);
+        f_bottom[i] = dlsym(RTLD_DEFAULT, bot[i]);
+    }
+    done = 1;
+}
+
+static void *fbuf(void *p)
+{
+    load_sentinels();
+    for (int i = 0; i < 4; i++) {
+        if (p && p == f_in_place[i])
+            return MPI_IN_PLACE;
+        if (p && p == f_bottom[i])
+            return MPI_BOTTOM;
+    }
+    return p;
+}
+
+#define T(x) PMPI_Type_f2c(*(x))
+#define C(x) PMPI_Comm_f2c(*(x))
+#define CALLER __builtin_return_address(0)
+#define SET(ierr, rc) do { if (ierr) *(ierr) = (F)(rc); } while (0)
+
+/* One implementation, four symbol names. */
+#define FORTRAN_NAMES(lower, upper, params, args)          \
+    void lower##_ params { lower##_impl args; }            \
+    void lower##__ params { lower##_impl args; }           \
+    void lower params { lower##_impl args; }               \
+    void upper params { lower##_impl args; }
+
+/* The impls take the caller explicitly, so the four entry points above must
+ * be inlined calls with the application's return address: pass CALLER. */
+
+static void mpi_alltoall_impl(void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *comm, F *ierr,
+                              void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_ALLTOALL, .sendbuf = fbuf(sb), .scount = *sc, .stype = T(st),
+                           .recvbuf = fbuf(rb), .rcount = *rc, .rtype = T(rt), .root = -1,
+                           .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_alltoall, MPI_ALLTOALL,
+              (void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *comm, F *ierr),
+              (sb, sc, st, rb, rc, rt, comm, ierr, CALLER))
+
+static void mpi_alltoallv_impl(void *sb, F *scs, F *sds, F *st, void *rb, F *rcs, F *rds, F *rt,
+                               F *comm, F *ierr, void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_ALLTOALLV, .sendbuf = fbuf(sb), .scounts = scs, .sdispls = sds,
+                           .stype = T(st), .recvbuf = fbuf(rb), .rcounts = rcs, .rdispls = rds,
+                           .rtype = T(rt), .root = -1, .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_alltoallv, MPI_ALLTOALLV,
+              (void *sb, F *scs, F *sds, F *st, void *rb, F *rcs, F *rds, F *rt, F *comm, F *ierr),
+              (sb, scs, sds, st, rb, rcs, rds, rt, comm, ierr, CALLER))
+
+static void mpi_allgather_impl(void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *comm, F *ierr,
+                               void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_ALLGATHER, .sendbuf = fbuf(sb), .scount = *sc, .stype = T(st),
+                           .recvbuf = fbuf(rb), .rcount = *rc, .rtype = T(rt), .root = -1,
+                           .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_allgather, MPI_ALLGATHER,
+              (void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *comm, F *ierr),
+              (sb, sc, st, rb, rc, rt, comm, ierr, CALLER))
+
+static void mpi_allgatherv_impl(void *sb, F *sc, F *st, void *rb, F *rcs, F *rds, F *rt, F *comm,
+                                F *ierr, void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_ALLGATHERV, .sendbuf = fbuf(sb), .scount = *sc, .stype = T(st),
+                           .recvbuf = fbuf(rb), .rcounts = rcs, .rdispls = rds, .rtype = T(rt),
+                           .root = -1, .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_allgatherv, MPI_ALLGATHERV,
+              (void *sb, F *sc, F *st, void *rb, F *rcs, F *rds, F *rt, F *comm, F *ierr),
+              (sb, sc, st, rb, rcs, rds, rt, comm, ierr, CALLER))
+
+static void mpi_gather_impl(void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *root, F *comm,
+                            F *ierr, void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_GATHER, .sendbuf = fbuf(sb), .scount = *sc, .stype = T(st),
+                           .recvbuf = fbuf(rb), .rcount = *rc, .rtype = T(rt), .root = *root,
+                           .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_gather, MPI_GATHER,
+              (void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *root, F *comm, F *ierr),
+              (sb, sc, st, rb, rc, rt, root, comm, ierr, CALLER))
+
+static void mpi_gatherv_impl(void *sb, F *sc, F *st, void *rb, F *rcs, F *rds, F *rt, F *root,
+                             F *comm, F *ierr, void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_GATHERV, .sendbuf = fbuf(sb), .scount = *sc, .stype = T(st),
+                           .recvbuf = fbuf(rb), .rcounts = rcs, .rdispls = rds, .rtype = T(rt),
+                           .root = *root, .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_gatherv, MPI_GATHERV,
+              (void *sb, F *sc, F *st, void *rb, F *rcs, F *rds, F *rt, F *root, F *comm, F *ierr),
+              (sb, sc, st, rb, rcs, rds, rt, root, comm, ierr, CALLER))
+
+static void mpi_scatter_impl(void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *root, F *comm,
+                             F *ierr, void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_SCATTER, .sendbuf = fbuf(sb), .scount = *sc, .stype = T(st),
+                           .recvbuf = fbuf(rb), .rcount = *rc, .rtype = T(rt), .root = *root,
+                           .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_scatter, MPI_SCATTER,
+              (void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *root, F *comm, F *ierr),
+              (sb, sc, st, rb, rc, rt, root, comm, ierr, CALLER))
+
+static void mpi_scatterv_impl(void *sb, F *scs, F *sds, F *st, void *rb, F *rc, F *rt, F *root,
+                              F *comm, F *ierr, void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_SCATTERV, .sendbuf = fbuf(sb), .scounts = scs, .sdispls = sds,
+                           .stype = T(st), .recvbuf = fbuf(rb), .rcount = *rc, .rtype = T(rt),
+                           .root = *root, .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_scatterv, MPI_SCATTERV,
+              (void *sb, F *scs, F *sds, F *st, void *rb, F *rc, F *rt, F *root, F *comm, F *ierr),
+              (sb, scs, sds, st, rb, rc, rt, root, comm, ierr, CALLER))
+
+static void mpi_bcast_impl(void *b, F *c, F *t, F *root, F *comm, F *ierr, void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_BCAST, .recvbuf = fbuf(b), .rcount = *c, .rtype = T(t),
+                           .root = *root, .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_bcast, MPI_BCAST, (void *b, F *c, F *t, F *root, F *comm, F *ierr),
+              (b, c, t, root, comm, ierr, CALLER))
+
+static void mpi_allreduce_impl(void *sb, void *rb, F *c, F *t, F *op, F *comm, F *ierr, void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_ALLREDUCE, .sendbuf = fbuf(sb), .recvbuf = fbuf(rb),
+                           .rcount = *c, .stype = T(t), .rtype = T(t), .mpi_op = PMPI_Op_f2c(*op),
+                           .root = -1, .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_allreduce, MPI_ALLREDUCE, (void *sb, void *rb, F *c, F *t, F *op, F *comm, F *ierr),
+              (sb, rb, c, t, op, comm, ierr, CALLER))
+
+static void mpi_reduce_impl(void *sb, void *rb, F *c, F *t, F *op, F *root, F *comm, F *ierr,
+                            void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_REDUCE, .sendbuf = fbuf(sb), .recvbuf = fbuf(rb), .rcount = *c,
+                           .stype = T(t), .rtype = T(t), .mpi_op = PMPI_Op_f2c(*op), .root = *root,
+                           .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_reduce, MPI_REDUCE,
+              (void *sb, void *rb, F *c, F *t, F *op, F *root, F *comm, F *ierr),
+              (sb, rb, c, t, op, root, comm, ierr, CALLER))
+
+/* Initialisation and finalisation: Open MPI's Fortran MPI_INIT calls
+ * PMPI_Init itself, so ours must run the common path instead. */
+static void mpi_init_impl(F *ierr) { SET(ierr, tnbc_init(NULL, NULL, MPI_THREAD_SINGLE, NULL)); }
+FORTRAN_NAMES(mpi_init, MPI_INIT, (F *ierr), (ierr))
+
+static void mpi_init_thread_impl(F *req, F *prov, F *ierr)
+{
+    int p = 0;
+    SET(ierr, tnbc_init(NULL, NULL, *req, &p));
+    *prov = (F)p;
+}
+FORTRAN_NAMES(mpi_init_thread, MPI_INIT_THREAD, (F *req, F *prov, F *ierr), (req, prov, ierr))
+
+static void mpi_finalize_impl(F *ierr) { SET(ierr, tnbc_finalize()); }
+FORTRAN_NAMES(mpi_finalize, MPI_FINALIZE, (F *ierr), (ierr))
+
+/* Point-to-point: lift guards, then forward to Open MPI's own Fortran
+ * symbol, which converts the arguments itself. */
+#define FORWARD(name, type) \
+    static type next_##name; \
+    if (!next_##name) next_##name = (type)dlsym(RTLD_NEXT, #name "_")
+
+#define REL_F(buf, count, type) tnbc_release_typed(fbuf(buf), *(count), T(type), TNBC_REL_MPI)
+
+typedef void (*send_fn)(void *, F *, F *, F *, F *, F *, F *);
+typedef void (*isend_fn)(void *, F *, F *, F *, F *, F *, F *, F *);
+
+#define SEND_LIKE(lower, upper)                                                     \
+    static void lower##_impl(void *b, F *c, F *t, F *d, F *tag, F *comm, F *ierr)  \
+    {                                                                               \
+        FORWARD(lower, send_fn);                                                    \
+        REL_F(b, c, t);                                                             \
+        next_##lower(b, c, t, d, tag, comm, ierr);                                  \
+    }                                                                               \
+    FORTRAN_NAMES(lower, upper, (void *b, F *c, F *t, F *d, F *tag, F *comm, F *ierr), \
+                  (b, c, t, d, tag, comm, ierr))
+
+/* isend-like and recv share a shape: buffer, count, type, peer, tag, comm,
+ * request-or-status, ierr. */
+#define ISEND_LIKE(lower, upper)                                                           \
+    static void lower##_impl(void *b, F *c, F *t, F *d, F *tag, F *comm, F *r, F *ierr)   \
+    {                                                                                      \
+        FORWARD(lower, isend_fn);                                                          \
+        REL_F(b, c, t);                                                                    \
+        next_##lower(b, c, t, d, tag, comm, r, ierr);                                      \
+    }                                                                                      \
+    FORTRAN_NAMES(lower, upper, (void *b, F *c, F *t, F *d, F *tag, F *comm, F *r, F *ierr), \
+                  (b, c, t, d, tag, comm, r, ierr))
+
+SEND_LIKE(mpi_send, MPI_SEND)
+SEND_LIKE(mpi_bsend, MPI_BSEND)
+SEND_LIKE(mpi_ssend, MPI_SSEND)
+SEND_LIKE(mpi_rsend, MPI_RSEND)
+ISEND_LIKE(mpi_isend, MPI_ISEND)
+ISEND_LIKE(mpi_ibsend, MPI_IBSEND)
+ISEND_LIKE(mpi_issend, MPI_ISSEND)
+ISEND_LIKE(mpi_irsend, MPI_IRSEND)
+ISEND_LIKE(mpi_irecv, MPI_IRECV)
+ISEND_LIKE(mpi_recv, MPI_RECV)
+
+typedef void (*sendrecv_fn)(void *, F *, F *, F *, F *, void *, F *, F *, F *, F *, F *, F *, F *);
+static void mpi_sendrecv_impl(void *sb, F *sc, F *st, F *d, F *stag, void *rb, F *rc, F *rt,
+                              F *s, F *rtag, F *comm, F *status, F *ierr)
+{
+    FORWARD(mpi_sendrecv, sendrecv_fn);
+    REL_F(sb, sc, st);
+    REL_F(rb, rc, rt);
+    next_mpi_sendrecv(sb, sc, st, d, stag, rb, rc, rt, s, rtag, comm, status, ierr);
+}
+FORTRAN_NAMES(mpi_sendrecv, MPI_SENDRECV,
+              (void *sb, F *sc, F *st, F *d, F *stag, void *rb, F *rc, F *rt, F *s, F *rtag,
+               F *comm, F *status, F *ierr),
+              (sb, sc, st, d, stag, rb, rc, rt, s, rtag, comm, status, ierr))

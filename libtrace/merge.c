@@ -1,0 +1,149 @@
+/* tnbc-merge: fold per-rank trace databases into one.
+ *
+ *   tnbc-merge OUT.db DIR|FILE...
+ *
+ * A directory contributes its rank-*.db files. call_id is renumbered so it
+ * stays unique; everything else is copied as is. A file that is not a tnbc
+ * trace of this schema version is reported in one line and skipped; the
+ * exit status is then 1, but what could be merged is kept. */
+#include "config.h"
+
+#include <dirent.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+extern const char tnbc_schema_sql[];
+
+static int exec(sqlite3 *db, const char *sql, const char *what)
+{
+    char *err = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &err) == SQLITE_OK)
+        return 0;
+    fprintf(stderr, "tnbc-merge: %s: %s\n", what, err ? err : sqlite3_errmsg(db));
+    sqlite3_free(err);
+    return -1;
+}
+
+static int check_version(sqlite3 *db, const char *file)
+{
+    sqlite3_stmt *st;
+    int ok = 0;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM src.meta WHERE key = 'schema_version'", -1,
+                           &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        ok = strcmp((const char *)sqlite3_column_text(st, 0), "1") == 0;
+    else
+        fprintf(stderr, "tnbc-merge: %s: not a tnbc trace database (no meta table)\n", file);
+    sqlite3_finalize(st);
+    if (!ok)
+        fprintf(stderr, "tnbc-merge: %s: unsupported schema version, skipped\n", file);
+    return ok ? 0 : -1;
+}
+
+static const char merge_sql[] =
+    "INSERT OR IGNORE INTO meta SELECT * FROM src.meta;"
+    "INSERT OR REPLACE INTO run SELECT * FROM src.run;"
+    "INSERT OR REPLACE INTO site SELECT * FROM src.site;"
+    "CREATE TEMP TABLE IF NOT EXISTS shift(n INTEGER);"
+    "DELETE FROM shift;"
+    "INSERT INTO shift SELECT IFNULL(MAX(call_id), 0) FROM main.call;"
+    "INSERT INTO call SELECT call_id + (SELECT n FROM shift), rank, site, invocation, op,"
+    " comm_size, comm_rank, root, send_type_size, recv_type_size, send_bytes, recv_bytes,"
+    " block_bytes, nsub, chunks, entry_tsc, return_tsc, wait_ns FROM src.call;"
+    "INSERT INTO submsg SELECT call_id + (SELECT n FROM shift), side, idx, peer, addr_offset,"
+    " bytes, guard FROM src.submsg;"
+    "INSERT INTO touch SELECT call_id + (SELECT n FROM shift), side, idx, ord, tsc, how"
+    " FROM src.touch;";
+
+static int merge_one(sqlite3 *db, const char *file)
+{
+    char *sql = sqlite3_mprintf("ATTACH %Q AS src", file);
+    int rc = exec(db, sql, file);
+    sqlite3_free(sql);
+    if (rc)
+        return -1;
+    rc = check_version(db, file);
+    if (!rc) {
+        exec(db, "BEGIN", "begin");
+        rc = exec(db, merge_sql, file);
+        exec(db, rc ? "ROLLBACK" : "COMMIT", "commit");
+    }
+    exec(db, "DETACH src", "detach");
+    return rc;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int merge_dir(sqlite3 *db, const char *dir, int *nfiles)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char **names = NULL;
+    int n = 0, cap = 0, bad = 0;
+    if (!d) {
+        fprintf(stderr, "tnbc-merge: %s: cannot open directory\n", dir);
+        return 1;
+    }
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "rank-", 5) != 0 || len < 4 || strcmp(e->d_name + len - 3, ".db"))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            names = realloc(names, (size_t)cap * sizeof *names);
+        }
+        names[n] = malloc(strlen(dir) + len + 2);
+        sprintf(names[n++], "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    for (int i = 0; i < n; i++) {
+        bad |= merge_one(db, names[i]) != 0;
+        free(names[i]);
+    }
+    free(names);
+    *nfiles += n;
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    sqlite3 *db;
+    int bad = 0, nfiles = 0;
+    struct stat st;
+
+    if (argc < 3 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        fprintf(argc < 3 ? stderr : stdout, "usage: tnbc-merge OUT.db DIR|FILE...\n");
+        return argc < 3 ? 2 : 0;
+    }
+    remove(argv[1]);
+    if (sqlite3_open(argv[1], &db) != SQLITE_OK) {
+        fprintf(stderr, "tnbc-merge: %s: %s\n", argv[1], sqlite3_errmsg(db));
+        return 1;
+    }
+    if (exec(db, tnbc_schema_sql, "schema"))
+        return 1;
+    for (int i = 2; i < argc; i++) {
+        if (stat(argv[i], &st) != 0) {
+            fprintf(stderr, "tnbc-merge: %s: no such file or directory\n", argv[i]);
+            bad = 1;
+        } else if (S_ISDIR(st.st_mode)) {
+            bad |= merge_dir(db, argv[i], &nfiles);
+        } else {
+            bad |= merge_one(db, argv[i]) != 0;
+            nfiles++;
+        }
+    }
+    sqlite3_close(db);
+    if (nfiles == 0) {
+        fprintf(stderr, "tnbc-merge: no rank databases found\n");
+        return 1;
+    }
+    return bad;
+}

@@ -1,0 +1,15 @@
+# libtrace/: libtnbc-trace.so (LD_PRELOAD) and tnbc-merge.
+
+TRACE_LIB  := $(BUILD)/lib/libtnbc-trace.so
+TRACE_OBJS := $(call objs,,libtrace/trace.c libtrace/event_ring.c)
+MERGE_BIN  := $(BUILD)/bin/tnbc-merge
+
+$(TRACE_LIB): $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(TRACE_OBJS)
+	@mkdir -p $(dir $@)
+	$(MPICC) -shared -o $@ $^ $(LDFLAGS) $(CORE_LIBS)
+
+$(MERGE_BIN): $(call objs,,libtrace/merge.c) $(BUILD)/core/tracedb_schema.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDFLAGS) -lsqlite3
+
+ALL_TARGETS += $(TRACE_LIB) $(MERGE_BIN)

@@ -1,0 +1,328 @@
+/* Trace mode: after each handled blocking collective, guard the receive
+ * sub-messages (PROT_NONE) and the send buffer (read-only), and record when
+ * the code after the call first touches each one. The first
+ * TNBC_TRACE_MAX_CALLS invocations of every call site are traced; later
+ * ones only counted. Records go to DIR/rank-NNNNNN.db (docs/schema.md). */
+#include "callsite.h"
+#include "clock.h"
+#include "config.h"
+#include "event_ring.h"
+#include "intercept.h"
+#include "runinfo.h"
+#include "tracedb.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+const char tnbc_mode_name[] = "tnbc trace";
+
+enum { RECV, SEND };
+static const char *const side_name[2] = { "recv", "send" };
+
+struct traced_call {
+    int64_t call_id;
+    struct tnbc_call_layout layout;
+    struct tnbc_guard guard[2];
+    atomic_int next_ord;
+    struct traced_call *next;
+};
+
+struct site_stats {
+    const struct tnbc_site *site;
+    enum tnbc_op op;
+    int64_t calls, traced, total_ticks, bytes;
+    int dirty;
+};
+
+static struct {
+    int on;
+    int rank;
+    long max_calls;
+    int chunks;
+    int guard_send;
+    struct tnbc_db *db;
+    struct traced_call *live;
+    struct site_stats *stats;
+    int nstats;
+    unsigned long dropped_reported;
+} T;
+
+int tnbc_mode_thread_level(int required) { return required; }
+
+void tnbc_mode_init(int provided)
+{
+    struct tnbc_run_info info;
+    const char *dir;
+    (void)provided;
+
+    T.max_calls = tnbc_env_long("TNBC_TRACE_MAX_CALLS", 8, 0, 1L << 40);
+    T.chunks = (int)tnbc_env_long("TNBC_CHUNKS", 4, 1, 64);
+    T.guard_send = tnbc_env_bool("TNBC_TRACE_SEND", 1);
+    dir = tnbc_env_str("TNBC_TRACE_DIR", "tnbc-trace");
+    tnbc_runinfo_collect(&info, "trace");
+    T.rank = info.rank;
+    T.db = tnbc_rank_db_open(dir, &info);
+    if (!T.db) {
+        tnbc_warn("tracing disabled: no trace database; collectives run unchanged");
+        return;
+    }
+    char v[32];
+    tnbc_db_begin(T.db);
+    snprintf(v, sizeof v, "%d", T.chunks);
+    tnbc_db_meta(T.db, "chunks", v);
+    snprintf(v, sizeof v, "%ld", T.max_calls);
+    tnbc_db_meta(T.db, "trace_max_calls", v);
+    tnbc_db_commit(T.db);
+    T.on = 1;
+}
+
+/* ---- fault-side: async-signal-safe ------------------------------------- */
+
+static void on_guard_event(struct tnbc_guard *g, int sub, enum tnbc_guard_event ev,
+                           enum tnbc_release_reason why, uint64_t tick)
+{
+    struct traced_call *tc = g->user;
+    struct touch_event e = {
+        .call = tc, .side = g == &tc->guard[SEND] ? SEND : RECV, .sub = sub,
+        .ord = ev == TNBC_EV_RELEASE ? -1 : atomic_fetch_add(&tc->next_ord, 1),
+        .tick = tick, .ev = (unsigned char)ev, .why = (unsigned char)why,
+    };
+    event_ring_push(&e);
+}
+
+/* ---- application side ---------------------------------------------------- */
+
+static void store_event(const struct touch_event *e, void *arg)
+{
+    static const char *const how[] = { "read", "write", "access" };
+    struct traced_call *tc = e->call;
+    char release[32];
+    (void)arg;
+    if (e->ev == TNBC_EV_RELEASE) {
+        /* Pages released because the trace ended, or because a neighbour was
+         * touched past the re-arm limit, say nothing about the program. */
+        if (e->why == TNBC_REL_FINALIZE || e->why == TNBC_REL_DONE)
+            return;
+        snprintf(release, sizeof release, "release:%s",
+                 tnbc_release_reason_name((enum tnbc_release_reason)e->why));
+    }
+    tnbc_db_touch(T.db, tc->call_id, side_name[e->side], e->sub, e->ord, (int64_t)e->tick, e->ev == TNBC_EV_RELEASE ? release : how[e->ev]);
+}
+
+static int all_open(const struct tnbc_guard *g)
+{
+    if (!g->armed)
+        return 1;
+    for (int i = 0; i < g->layout->nsub; i++)
+        if (!atomic_load(&g->open[i]))
+            return 0;
+    return 1;
+}
+
+static void free_call(struct traced_call *tc)
+{
+    tnbc_guard_disarm(&tc->guard[RECV], TNBC_REL_DONE);
+    tnbc_guard_disarm(&tc->guard[SEND], TNBC_REL_DONE);
+    tnbc_layout_free(&tc->layout);
+    free(tc);
+}
+
+static void write_dirty_sites(void)
+{
+    for (int i = 0; i < T.nstats; i++) {
+        struct site_stats *s = &T.stats[i];
+        if (!s->dirty || !s->site)
+            continue;
+        struct tnbc_site_row row = {
+            .rank = T.rank, .site = s->site->id, .module = s->site->module,
+            .symbol = s->site->symbol, .op = tnbc_op_name(s->op), .offset = s->site->offset,
+            .calls = s->calls, .traced = s->traced,
+            .total_ns = (int64_t)tnbc_ticks_to_ns((uint64_t)s->total_ticks), .bytes = s->bytes,
+        };
+        tnbc_db_site(T.db, &row);
+        s->dirty = 0;
+    }
+}
+
+/* Write pending touches; forget traced calls whose every sub-message is
+ * open (nothing more to learn from them). */
+static void flush(int write_sites)
+{
+    unsigned long dropped = event_ring_dropped();
+    if (!event_ring_pending() && !write_sites)
+        return;
+    tnbc_db_begin(T.db);
+    event_ring_drain(store_event, NULL);
+    if (write_sites)
+        write_dirty_sites();
+    tnbc_db_commit(T.db);
+    if (dropped != T.dropped_reported) {
+        tnbc_warn("%lu touch events dropped (event ring full)", dropped - T.dropped_reported);
+        T.dropped_reported = dropped;
+    }
+    for (struct traced_call **p = &T.live; *p;) {
+        struct traced_call *tc = *p;
+        if (all_open(&tc->guard[RECV]) && all_open(&tc->guard[SEND])) {
+            *p = tc->next;
+            free_call(tc);
+        } else {
+            p = &tc->next;
+        }
+    }
+}
+
+static struct site_stats *stats_for(const struct tnbc_site *site, enum tnbc_op op)
+{
+    if (site->index < 0)
+        return NULL;
+    if (site->index >= T.nstats) {
+        int n = site->index + 16;
+        struct site_stats *grown = realloc(T.stats, (size_t)n * sizeof *grown);
+        if (!grown)
+            return NULL;
+        memset(grown + T.nstats, 0, (size_t)(n - T.nstats) * sizeof *grown);
+        T.stats = grown;
+        T.nstats = n;
+    }
+    struct site_stats *s = &T.stats[site->index];
+    s->site = site;
+    s->op = op;
+    return s;
+}
+
+/* Lift guards left by earlier calls on the memory this call uses. */
+static void release_reused(const struct tnbc_call_layout *l)
+{
+    if (l->recv.base)
+        tnbc_guard_release_range(l->recv.base, l->recv.span, TNBC_REL_REUSE);
+    if (l->send.base)
+        tnbc_guard_release_range(l->send.base, l->send.span, TNBC_REL_REUSE);
+}
+
+static const char *cover_name(const struct tnbc_guard *g, int i)
+{
+    static const char *const names[] = { "guarded", "partial", "edge", "empty" };
+    return g->armed ? names[g->cover[i]] : (g->layout->sub[i].bytes ? "edge" : "empty");
+}
+
+static void record_call(struct traced_call *tc, const struct tnbc_args *a, const char *site,
+                        int invocation, uint64_t entry, uint64_t ret)
+{
+    const struct tnbc_call_layout *l = &tc->layout;
+    struct tnbc_call_row row = {
+        .rank = T.rank, .site = site, .invocation = invocation, .op = tnbc_op_name(a->op),
+        .comm_size = l->comm_size, .comm_rank = l->comm_rank, .root = a->root,
+        .send_type_size = l->send_type_size, .recv_type_size = l->recv_type_size,
+        .send_bytes = (int64_t)l->send.bytes, .recv_bytes = (int64_t)l->recv.bytes,
+        .block_bytes = l->recv.nsub ? l->recv.block_bytes : 0, .nsub = l->recv.nsub,
+        .chunks = l->chunks, .entry_tsc = (int64_t)entry, .return_tsc = (int64_t)ret,
+    };
+    tnbc_db_begin(T.db);
+    tc->call_id = tnbc_db_call(T.db, &row);
+    for (int side = RECV; side <= SEND; side++) {
+        const struct tnbc_layout *lay = side == RECV ? &l->recv : &l->send;
+        for (int i = 0; i < lay->nsub; i++)
+            tnbc_db_submsg(T.db, tc->call_id, side_name[side], lay->sub[i].idx, lay->sub[i].peer,
+                           (int64_t)lay->sub[i].offset, (int64_t)lay->sub[i].bytes,
+                           cover_name(&tc->guard[side], i));
+    }
+    write_dirty_sites();
+    tnbc_db_commit(T.db);
+}
+
+static void arm(struct traced_call *tc, int side)
+{
+    struct tnbc_guard *g = &tc->guard[side];
+    g->layout = side == RECV ? &tc->layout.recv : &tc->layout.send;
+    g->closed_prot = side == RECV ? PROT_NONE : PROT_READ;
+    g->flags = 0;
+    g->hook = on_guard_event;
+    g->user = tc;
+    if (g->layout->nsub && tnbc_guard_arm(g) < 0)
+        g->armed = 0;       /* overlaps the other side: leave it unguarded */
+}
+
+int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
+{
+    const struct tnbc_site *site;
+    struct site_stats *st;
+    struct traced_call *tc = NULL;
+    const char *why;
+    uint64_t entry, ret;
+    int rc, invocation;
+
+    if (!T.on)
+        return tnbc_pmpi_collective(a);
+    entry = tnbc_ticks();
+    flush(0);
+    site = tnbc_site_of(caller);
+    st = stats_for(site, a->op);
+    invocation = st ? (int)st->calls : 0;
+    if (st && invocation < T.max_calls) {
+        tc = calloc(1, sizeof *tc);
+        if (tc && tnbc_layout_build(a, T.chunks, &tc->layout, &why) != 0) {
+            static int warned;
+            tnbc_warn_once(warned, "%s at %s not traced: %s", tnbc_op_name(a->op), site->id, why);
+            free(tc);
+            tc = NULL;
+        }
+    }
+    if (tc) {
+        release_reused(&tc->layout);
+    } else if (tnbc_guard_active()) {
+        struct tnbc_call_layout l;
+        if (tnbc_layout_build(a, 1, &l, &why) == 0) {
+            release_reused(&l);
+            tnbc_layout_free(&l);
+        }
+    }
+    rc = tnbc_pmpi_collective(a);
+    ret = tnbc_ticks();
+    if (st) {
+        st->calls++;
+        st->total_ticks += (int64_t)(ret - entry);
+        st->dirty = 1;
+    }
+    if (!tc)
+        return rc;
+    if (rc != MPI_SUCCESS) {
+        tnbc_layout_free(&tc->layout);
+        free(tc);
+        return rc;
+    }
+    st->traced++;
+    st->bytes += (int64_t)tc->layout.recv.bytes;
+    arm(tc, RECV);
+    if (T.guard_send)
+        arm(tc, SEND);
+    record_call(tc, a, site->id, invocation, entry, ret);
+    tc->next = T.live;
+    T.live = tc;
+    return rc;
+}
+
+void tnbc_mode_quiesce(MPI_Comm *comm)
+{
+    (void)comm;          /* trace mode has nothing in flight */
+}
+
+void tnbc_mode_finalize(void)
+{
+    if (!T.on)
+        return;
+    for (struct traced_call *tc = T.live; tc; tc = tc->next) {
+        tnbc_guard_disarm(&tc->guard[RECV], TNBC_REL_FINALIZE);
+        tnbc_guard_disarm(&tc->guard[SEND], TNBC_REL_FINALIZE);
+    }
+    for (int i = 0; i < T.nstats; i++)
+        T.stats[i].dirty = T.stats[i].site != NULL;
+    flush(1);
+    tnbc_db_begin(T.db);
+    tnbc_db_run_finished(T.db, T.rank);
+    tnbc_db_commit(T.db);
+    tnbc_db_close(T.db);
+    T.db = NULL;
+    T.on = 0;
+}

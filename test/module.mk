@@ -1,0 +1,19 @@
+# test/: MPI test programs for the trace (and replay) suites. They are plain
+# MPI programs, built without any tnbc flag or library.
+
+TRACE_TEST_PROGS := $(addprefix $(BUILD)/test/trace/,access_order io_and_reuse crash_after access_order_f)
+
+$(BUILD)/test/trace/%: test/trace/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -o $@ $<
+
+$(BUILD)/test/trace/%: test/trace/%.f90
+	@mkdir -p $(dir $@)
+	$(MPIFC) -O2 -g -J $(dir $@) -o $@ $<
+
+ALL_TARGETS  += $(TRACE_TEST_PROGS)
+CHECK_SUITES += trace
+
+.PHONY: check-trace
+check-trace: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN)
+	@BUILD=$(BUILD) test/trace.sh
