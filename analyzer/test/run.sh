@@ -10,6 +10,29 @@ source test/lib.sh
 t_cmocka "$BUILD/analyzer/test/test_profile"
 BUILD=$BUILD t_cmocka analyzer/test/test_analyzer.py
 
+# End to end on a real traced MPI program (libtrace, tnbc-merge):
+# trace -> analyze -> the profile's order, priorities and eq. 3; then report.
+LIB=$PWD/$BUILD/lib/libtnbc-trace.so PROG=$BUILD/test/trace/access_order
+if [[ -f $LIB && -x $BUILD/bin/tnbc-merge && -x $PROG ]]; then
+    W=$(mktemp -d /tmp/tnbc-analyzer-e2e.XXXXXX)
+    e2e() { # OP BLOCK ORDER
+        local d=$W/$1
+        t_mpirun 4 -x LD_PRELOAD="$LIB" -x TNBC_TRACE_DIR="$d.d" "$PROG" "$1" "$2" "$3" 3 &&
+            "$BUILD/bin/tnbc-merge" "$d.db" "$d.d" &&
+            "$BUILD/bin/tnbc-analyze" "$d.db" -o "$d.profile" &&
+            analyzer/test/e2e_check.py "$d.profile" "$1" "$3"
+    }
+    t_run "e2e alltoall 4 ranks {3,1,0,2}" e2e alltoall 65536 3,1,0,2
+    t_run "e2e bcast 4 chunks {3,1,2,0}" e2e bcast 65536 3,1,2,0
+    t_run "e2e tnbc-report on the alltoall trace" bash -c \
+        "scripts/tnbc-report '$W/alltoall.db' -p '$W/alltoall.profile' -o '$W/report' &&
+         grep -q 'order (consensus): 3 1 0 2' '$W/report/summary.txt' &&
+         test -s '$W/report/overlap.png' && test -s '$W/report/first-touch-1.png'"
+    rm -rf "$W"
+else
+    t_skip "e2e trace -> analyze" "libtrace, tnbc-merge or test/trace/access_order not built"
+fi
+
 # The fuzz target needs clang's libFuzzer runtime; build it here so that
 # `make all` never depends on clang.
 FUZZ_SECONDS=${TNBC_FUZZ_SECONDS:-15}
