@@ -26,3 +26,8 @@ $(ANALYZER_TEST): $(BUILD)/analyzer/test/test_profile.o $(BUILD)/lib/libtnbc-pro
 check-analyzer: $(ANALYZER_BIN) $(ANALYZER_TEST) $(BUILD)/lib/libtnbc-trace.so \
                 $(BUILD)/bin/tnbc-merge $(BUILD)/test/trace/access_order
 	@BUILD=$(BUILD) FUZZ_BIN=$(FUZZ_BIN) bash analyzer/test/run.sh
+
+BENCH_SUITES += analyzer
+.PHONY: bench-analyzer
+bench-analyzer: $(ANALYZER_BIN)
+	@BUILD=$(BUILD) bash analyzer/bench/bench.sh
