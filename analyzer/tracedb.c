@@ -35,6 +35,17 @@ static int prepare(struct an_trace *t, const char *sql, sqlite3_stmt **st, char 
                 sqlite3_errmsg(t->db));
 }
 
+/* A statement over one site's rows: ?1 = site, ?2 = op. */
+static int prepare_site(struct an_trace *t, const struct an_site *s, const char *sql,
+                        sqlite3_stmt **st, char *err, size_t errlen)
+{
+    if (prepare(t, sql, st, err, errlen) < 0)
+        return -1;
+    sqlite3_bind_text(*st, 1, s->site, -1, SQLITE_STATIC);
+    sqlite3_bind_text(*st, 2, s->op, -1, SQLITE_STATIC);
+    return 0;
+}
+
 static int check_schema(struct an_trace *t, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
@@ -195,15 +206,13 @@ int an_trace_sites(struct an_trace *t, char ***sites, char ***ops, int *n, char 
 static int load_calls(struct an_trace *t, struct an_site *s, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (prepare(t,
-                "SELECT call_id, rank, invocation, comm_size, comm_rank, root, send_bytes, "
-                "recv_bytes, block_bytes, nsub, chunks, entry_tsc, return_tsc FROM call "
-                "WHERE site=?1 AND op=?2 AND rank IN (SELECT rank FROM run WHERE "
-                "mode='trace') ORDER BY rank, invocation",
-                &st, err, errlen) < 0)
+    if (prepare_site(t, s,
+                     "SELECT call_id, rank, invocation, comm_size, comm_rank, root, "
+                     "send_bytes, recv_bytes, block_bytes, nsub, chunks, entry_tsc, "
+                     "return_tsc FROM call WHERE site=?1 AND op=?2 AND rank IN (SELECT rank "
+                     "FROM run WHERE mode='trace') ORDER BY rank, invocation",
+                     &st, err, errlen) < 0)
         return -1;
-    sqlite3_bind_text(st, 1, s->site, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, s->op, -1, SQLITE_STATIC);
     int cap = 0, rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (s->ncalls == cap) {
@@ -307,16 +316,14 @@ static int add_sub(struct an_call *c, sqlite3_stmt *st)
 static int load_subs(struct an_trace *t, struct an_site *s, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (prepare(t,
-                "SELECT s.call_id, s.idx, s.bytes, s.guard, t.ord, t.tsc, t.how "
-                "FROM call c JOIN submsg s ON s.call_id=c.call_id AND s.side='recv' "
-                "LEFT JOIN touch t ON t.call_id=s.call_id AND t.side='recv' AND t.idx=s.idx "
-                "WHERE c.site=?1 AND c.op=?2 AND c.rank IN (SELECT rank FROM run WHERE "
-                "mode='trace') ORDER BY c.rank, c.invocation, s.idx",
-                &st, err, errlen) < 0)
+    if (prepare_site(t, s,
+                     "SELECT s.call_id, s.idx, s.bytes, s.guard, t.ord, t.tsc, t.how "
+                     "FROM call c JOIN submsg s ON s.call_id=c.call_id AND s.side='recv' "
+                     "LEFT JOIN touch t ON t.call_id=s.call_id AND t.side='recv' AND "
+                     "t.idx=s.idx WHERE c.site=?1 AND c.op=?2 AND c.rank IN (SELECT rank "
+                     "FROM run WHERE mode='trace') ORDER BY c.rank, c.invocation, s.idx",
+                     &st, err, errlen) < 0)
         return -1;
-    sqlite3_bind_text(st, 1, s->site, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, s->op, -1, SQLITE_STATIC);
     int rc, hint = 0;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
@@ -340,12 +347,10 @@ static int load_subs(struct an_trace *t, struct an_site *s, char *err, size_t er
 static void load_site_counts(struct an_trace *t, struct an_site *s)
 {
     sqlite3_stmt *st;
+    char ignored[8];
     s->site_calls = s->site_traced = 0;
-    if (sqlite3_prepare_v2(t->db, "SELECT max(calls), max(traced) FROM site WHERE site=?1 "
-                                  "AND op=?2",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, s->site, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, s->op, -1, SQLITE_STATIC);
+    if (prepare_site(t, s, "SELECT max(calls), max(traced) FROM site WHERE site=?1 AND op=?2",
+                     &st, ignored, sizeof ignored) == 0) {
         if (sqlite3_step(st) == SQLITE_ROW) {
             s->site_calls = sqlite3_column_int64(st, 0);
             s->site_traced = sqlite3_column_int64(st, 1);
