@@ -15,14 +15,15 @@ BUILD=$BUILD t_cmocka analyzer/test/test_analyzer.py
 LIB=$PWD/$BUILD/lib/libtnbc-trace.so PROG=$BUILD/test/trace/access_order
 if [[ -f $LIB && -x $BUILD/bin/tnbc-merge && -x $PROG ]]; then
     W=$(mktemp -d /tmp/tnbc-analyzer-e2e.XXXXXX)
-    PRE=$LIB
+    PRE=$LIB XENV=()
     if ldd "$LIB" | grep -q libasan; then # SAN=asan: its runtime must come first
         PRE=$(gcc -print-file-name=libasan.so):$LIB
         export ASAN_OPTIONS=detect_leaks=0 # Open MPI's own leaks are not ours
+        XENV=(-x ASAN_OPTIONS)
     fi
     e2e() { # OP BLOCK ORDER
         local d=$W/$1
-        t_mpirun 4 -x LD_PRELOAD="$PRE" -x ASAN_OPTIONS -x TNBC_TRACE_DIR="$d.d" \
+        t_mpirun 4 -x LD_PRELOAD="$PRE" "${XENV[@]}" -x TNBC_TRACE_DIR="$d.d" \
             "$PROG" "$1" "$2" "$3" 3 &&
             "$BUILD/bin/tnbc-merge" "$d.db" "$d.d" &&
             "$BUILD/bin/tnbc-analyze" "$d.db" -o "$d.profile" &&
