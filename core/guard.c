@@ -22,6 +22,7 @@ static size_t page_size;
 static int installed;
 static struct sigaction prev_segv, prev_trap;
 static atomic_int armed_guards;
+static atomic_uint disarms;          /* guards lifted so far, ever */
 static long rearm_max = 4096;
 
 /* Pages opened for one single-stepped instruction, per thread. An
@@ -275,14 +276,38 @@ static void chain(int sig, siginfo_t *si, void *ctx, struct sigaction *prev)
         raise(sig);
 }
 
+/* A fault on a guarded page can race with another thread lifting that
+ * guard (the replay progress thread does so when a call completes): the
+ * page is open again but the guard is gone from the index by the time we
+ * look. Such a fault is retried once, with nothing changed; a fault that
+ * repeats at the same address with no guard lifted in between is real. */
+static __thread uintptr_t retry_addr;
+static __thread unsigned retry_disarms;
+
+static int lifted_meanwhile(uintptr_t addr)
+{
+    unsigned now = atomic_load(&disarms);
+    if (retry_addr == addr && retry_disarms == now)
+        return 0;
+    retry_addr = addr;
+    retry_disarms = now;
+    return 1;
+}
+
 static void on_segv(int sig, siginfo_t *si, void *ctx)
 {
     int saved = errno;
+    uintptr_t addr = (uintptr_t)si->si_addr;
     if (si->si_code == SEGV_ACCERR) {
-        struct tnbc_range_obj *obj = tnbc_range_lookup((uintptr_t)si->si_addr);
+        struct tnbc_range_obj *obj = tnbc_range_lookup(addr);
         if (obj) {
-            handle_fault((struct tnbc_guard *)obj, (uintptr_t)si->si_addr, ctx);
+            handle_fault((struct tnbc_guard *)obj, addr, ctx);
             tnbc_range_unpin(obj);
+            retry_addr = 0;
+            errno = saved;
+            return;
+        }
+        if (atomic_load(&disarms) && lifted_meanwhile(addr)) {
             errno = saved;
             return;
         }
@@ -447,6 +472,7 @@ void tnbc_guard_disarm(struct tnbc_guard *g, enum tnbc_release_reason why)
     set_prot(g, g->lo, g->hi, PROT_READ | PROT_WRITE);
     guard_unlock(g);
     tnbc_range_remove(&g->obj);
+    atomic_fetch_add(&disarms, 1);
     g->armed = 0;
     atomic_fetch_sub(&armed_guards, 1);
     free_arrays(g);

@@ -17,3 +17,16 @@ CHECK_SUITES += trace
 .PHONY: check-trace
 check-trace: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN)
 	@BUILD=$(BUILD) test/trace.sh
+
+REPLAY_TEST_PROGS := $(BUILD)/test/replay/integrity
+
+$(BUILD)/test/replay/%: test/replay/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -o $@ $<
+
+ALL_TARGETS  += $(REPLAY_TEST_PROGS)
+CHECK_SUITES += replay
+
+.PHONY: check-replay
+check-replay: $(REPLAY_TEST_PROGS) $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
+	@BUILD=$(BUILD) test/replay.sh

@@ -1,0 +1,56 @@
+/* Helpers shared by the benchmark applications: clock, busy work, argument
+ * parsing, access orders, data pattern and the machine-readable result line.
+ * The applications are plain MPI programs; nothing here knows about tnbc. */
+#ifndef BENCH_UTIL_H
+#define BENCH_UTIL_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+double bench_now(void);
+
+/* Spin for `us` microseconds of wall time without touching memory; calls
+ * `poll(arg)` about every `poll_us` microseconds when given (e.g. MPI_Test). */
+void bench_busy_us(double us, void (*poll)(void *), void *arg, double poll_us);
+
+/* Strict number parsing: exits the program with a one-line error on bad input. */
+long bench_parse_long(const char *opt, const char *s, long lo, long hi);
+double bench_parse_double(const char *opt, const char *s, double lo, double hi);
+
+/* Fill order[0..n) from "fwd", "rev", "perm" (fixed pseudo-random, the same
+ * on every rank) or an explicit list "3,1,2,0". Returns 0, or -1 with a
+ * message in err when the spec is not a permutation of 0..n-1. */
+int bench_order(const char *spec, int n, int *order, char *err, size_t errlen);
+
+/* Deterministic 64-bit value for (a, b, c): the data every rank sends. */
+static inline uint64_t bench_pattern(uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    x ^= c + 0x165667B19E3779F9ull + (x << 6) + (x >> 2);
+    x ^= x >> 31; x *= 0xBF58476D1CE4E5B9ull; x ^= x >> 29;
+    return x;
+}
+
+/* Per-iteration times of this rank; bench_report reduces them (max over
+ * ranks per iteration, then mean and min over iterations) and rank 0 prints
+ *   RESULT app=NAME <extra> np=P iters=I t_coll=S t_total=S t_total_min=S check=ok|fail
+ * Returns the process exit status (0 when every rank's check passed). */
+struct bench_times {
+    int iters;
+    double *coll;   /* time in the collective phase, per iteration */
+    double *total;  /* collective + computation after it, per iteration */
+};
+int bench_report(const char *app, const char *extra, const struct bench_times *t,
+                 int check_ok, MPI_Comm comm);
+
+/* Bad command line (the same on every rank): rank 0 prints one line, every
+ * rank finalizes and exits with status 2. */
+void bench_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* Failure on one rank (no memory): print one line and abort the job. */
+void bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+void *bench_alloc(size_t bytes);
+
+#endif

@@ -1,0 +1,20 @@
+/* Putting received bytes into receive pages that are still guarded.
+ *
+ * The program must not see a sub-message before it is complete, so its
+ * pages stay PROT_NONE while it lands; Open MPI's shared-memory and TCP
+ * transports copy with the CPU and would fault there. Data is therefore
+ * received into private memory and written into the guarded pages through
+ * /proc/self/mem, whose writes pass page protection (FOLL_FORCE); the pages
+ * are opened afterwards. One extra copy, done by the progress thread. */
+#ifndef TNBC_LAND_H
+#define TNBC_LAND_H
+
+#include <stddef.h>
+
+/* Opens /proc/self/mem and checks that a write through it reaches a
+ * PROT_NONE page. 0, or -1 with *why set (then nothing is transformed). */
+int land_init(const char **why);
+/* Copies n bytes from src to dst (dst may be guarded). 0 or -1. */
+int land(void *dst, const void *src, size_t n);
+
+#endif

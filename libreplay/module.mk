@@ -1,0 +1,12 @@
+# libreplay/: libtnbc-replay.so (LD_PRELOAD), profile-driven early return.
+
+REPLAY_LIB  := $(BUILD)/lib/libtnbc-replay.so
+REPLAY_OBJS := $(call objs,,libreplay/replay.c libreplay/nbop.c libreplay/progress.c libreplay/land.c)
+
+$(REPLAY_OBJS): CFLAGS += -Iprofiles
+
+$(REPLAY_LIB): $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(REPLAY_OBJS) $(BUILD)/lib/libtnbc-profile.a
+	@mkdir -p $(dir $@)
+	$(MPICC) -shared -o $@ $^ $(LDFLAGS) $(CORE_LIBS) -lm
+
+ALL_TARGETS += $(REPLAY_LIB)

@@ -1,0 +1,246 @@
+#include "progress.h"
+#include "config.h"
+#include "land.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define TOKEN_TAG_OFFSET 16384
+
+static struct {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t wake, idle;
+    struct nbop *queue, **queue_tail;   /* submitted, not yet started */
+    struct nbop *done;                  /* completed, not yet reaped */
+    int in_flight;                      /* submitted and not completed */
+    int stop, running;
+    int window;
+    long max_sleep_us;
+} P = { .mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
+        .idle = PTHREAD_COND_INITIALIZER };
+
+static MPI_Aint extent_of(MPI_Datatype t)
+{
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(t, &lb, &ext);
+    return ext;
+}
+
+static int post(struct nbop *op, int i)
+{
+    struct step *s = &op->steps[i];
+    const struct tnbc_args *a = &op->a;
+    MPI_Request *r = &op->reqs[i];
+    int rc = MPI_SUCCESS;
+
+    switch (s->kind) {
+    case STEP_RECV:
+        rc = PMPI_Irecv(s->buf, s->count, s->type, s->peer, op->tag, op->comm, r);
+        break;
+    case STEP_SEND:
+        rc = PMPI_Isend(s->buf, s->count, s->type, s->peer, op->tag, op->comm, r);
+        break;
+    case STEP_CHUNK: {
+        MPI_Aint off = s->chunk_first * extent_of(a->rtype);
+        char *in = op->vsend ? op->vsend + off : MPI_IN_PLACE;
+        char *out = op->vrecv ? op->vrecv + off : NULL;
+        if (a->op == TNBC_BCAST)
+            rc = PMPI_Ibcast(s->buf, s->count, s->type, a->root, op->comm, r);
+        else if (a->op == TNBC_ALLREDUCE)
+            rc = PMPI_Iallreduce(in, out, s->count, s->type, a->mpi_op, op->comm, r);
+        else
+            rc = PMPI_Ireduce(in, out, s->count, s->type, a->mpi_op, a->root, op->comm, r);
+        break;
+    }
+    }
+    s->posted = 1;
+    return rc;
+}
+
+/* Receives are all posted at once (posting costs no bandwidth); sends and
+ * chunks start in priority order, `window` at a time. Chunk collectives of
+ * different calls must start in the same order on every rank: only the
+ * oldest call with chunks left may start one (*chunk_gate). */
+static int start_steps(struct nbop *op, int *chunk_gate)
+{
+    int started = 0, busy = 0, has_chunks = 0;
+    for (int i = 0; i < op->nsteps; i++) {
+        struct step *s = &op->steps[i];
+        if (s->kind == STEP_RECV && !s->posted) {
+            post(op, i);
+            started++;
+        }
+        if (s->kind != STEP_RECV && s->posted && !s->done)
+            busy++;
+    }
+    int window = P.window;
+    for (int i = 0; i < op->nsteps && busy < window; i++) {
+        struct step *s = &op->steps[i];
+        if (s->kind == STEP_RECV || s->posted)
+            continue;
+        if (s->kind == STEP_CHUNK) {
+            has_chunks = 1;
+            if (!*chunk_gate)
+                break;
+            window = 1;      /* chunks strictly one after another */
+            if (busy)
+                break;
+        }
+        post(op, i);
+        busy++;
+        started++;
+    }
+    for (int i = 0; i < op->nsteps && !has_chunks; i++)
+        has_chunks = op->steps[i].kind == STEP_CHUNK && !op->steps[i].posted;
+    if (has_chunks)
+        *chunk_gate = 0;
+    return started;
+}
+
+static void finish_step(struct nbop *op, int i)
+{
+    struct step *s = &op->steps[i];
+    s->done = 1;
+    op->remaining--;
+    if (s->sub < 0 || !op->shadow)
+        return;
+    const struct tnbc_submsg *sub = &op->layout.recv.sub[s->sub];
+    if (sub->bytes && land(op->layout.recv.base + sub->offset, op->shadow + sub->offset, sub->bytes) != 0) {
+        static int warned;
+        tnbc_warn_once(warned, "cannot write received data into the guarded buffer; aborting");
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    nbop_sub_complete(op, s->sub);
+    tnbc_guard_open_sub(&op->guard, s->sub);
+}
+
+static int test_steps(struct nbop *op)
+{
+    int n = 0, idx[64];
+    for (;;) {
+        int out = 0;
+        PMPI_Testsome(op->nsteps, op->reqs, &out, idx, MPI_STATUSES_IGNORE);
+        if (out == MPI_UNDEFINED || out == 0)
+            return n;
+        for (int k = 0; k < out; k++)
+            finish_step(op, idx[k]);
+        n += out;
+        if (out < 64)
+            return n;
+    }
+}
+
+static void complete(struct nbop *op)
+{
+    tnbc_guard_disarm(&op->guard, TNBC_REL_DONE);
+    pthread_mutex_lock(&P.mu);
+    op->next = P.done;
+    P.done = op;
+    if (--P.in_flight == 0)
+        pthread_cond_broadcast(&P.idle);
+    pthread_mutex_unlock(&P.mu);
+}
+
+static void nap(long *us)
+{
+    struct timespec ts = { 0, *us * 1000 };
+    nanosleep(&ts, NULL);
+    if (*us < P.max_sleep_us)
+        *us = *us * 2 < P.max_sleep_us ? *us * 2 : P.max_sleep_us;
+}
+
+static void *progress_main(void *unused)
+{
+    struct nbop *active = NULL, **tail = &active;
+    long backoff = 1;
+    (void)unused;
+    for (;;) {
+        pthread_mutex_lock(&P.mu);
+        while (!P.stop && !active && !P.queue)
+            pthread_cond_wait(&P.wake, &P.mu);
+        if (P.queue) {
+            *tail = P.queue;
+            tail = P.queue_tail;
+            P.queue = NULL;
+            P.queue_tail = &P.queue;
+        }
+        int stop = P.stop && !active;
+        pthread_mutex_unlock(&P.mu);
+        if (stop)
+            return NULL;
+
+        int progressed = 0, chunk_gate = 1;
+        for (struct nbop **pp = &active; *pp;) {
+            struct nbop *op = *pp;
+            progressed += start_steps(op, &chunk_gate);
+            progressed += test_steps(op);
+            if (op->remaining == 0) {
+                *pp = op->next;
+                if (!*pp)
+                    tail = pp;
+                complete(op);
+                progressed++;
+            } else {
+                pp = &op->next;
+            }
+        }
+        if (progressed)
+            backoff = 1;
+        else
+            nap(&backoff);
+    }
+}
+
+int progress_start(int window, long max_sleep_us)
+{
+    P.window = window;
+    P.max_sleep_us = max_sleep_us;
+    P.queue_tail = &P.queue;
+    if (pthread_create(&P.thread, NULL, progress_main, NULL) != 0)
+        return -1;
+    P.running = 1;
+    return 0;
+}
+
+void progress_submit(struct nbop *op)
+{
+    op->next = NULL;
+    pthread_mutex_lock(&P.mu);
+    *P.queue_tail = op;
+    P.queue_tail = &op->next;
+    P.in_flight++;
+    pthread_cond_signal(&P.wake);
+    pthread_mutex_unlock(&P.mu);
+}
+
+void progress_quiesce(void)
+{
+    pthread_mutex_lock(&P.mu);
+    while (P.in_flight > 0)
+        pthread_cond_wait(&P.idle, &P.mu);
+    pthread_mutex_unlock(&P.mu);
+}
+
+void progress_stop(void)
+{
+    if (!P.running)
+        return;
+    progress_quiesce();
+    pthread_mutex_lock(&P.mu);
+    P.stop = 1;
+    pthread_cond_signal(&P.wake);
+    pthread_mutex_unlock(&P.mu);
+    pthread_join(P.thread, NULL);
+    P.running = 0;
+}
+
+struct nbop *progress_take_done(void)
+{
+    pthread_mutex_lock(&P.mu);
+    struct nbop *list = P.done;
+    P.done = NULL;
+    pthread_mutex_unlock(&P.mu);
+    return list;
+}

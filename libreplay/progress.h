@@ -1,0 +1,21 @@
+/* The progress thread: drives the schedules of transformed collectives
+ * with non-blocking MPI on the private communicator, in priority order,
+ * keeping at most `window` sends of one call in flight so a low-priority
+ * block never takes bandwidth from a higher one that is ready. It polls
+ * with an exponential back-off and sleeps when nothing is in flight, so it
+ * does not take a core from the computation it overlaps. */
+#ifndef TNBC_PROGRESS_H
+#define TNBC_PROGRESS_H
+
+#include "nbop.h"
+
+int progress_start(int window, long max_sleep_us);
+void progress_submit(struct nbop *op);
+/* Waits until every submitted call has completed. */
+void progress_quiesce(void);
+void progress_stop(void);
+/* Completed calls (their guards lifted), for the application thread to
+ * account and free; NULL when none. */
+struct nbop *progress_take_done(void);
+
+#endif

@@ -1,0 +1,352 @@
+/* Replay mode: blocking collectives at profiled call sites return early.
+ *
+ * On entry the call's schedule is built (nbop.c), the send buffer copied,
+ * the receive pages guarded (PROT_NONE), the sub-messages that share the
+ * buffer's unaligned edge pages completed, and the rest left to the
+ * progress thread; the fault handler lets the program continue as soon as
+ * the sub-message it touches has landed. Every rank must take the same
+ * path for a call, so before transforming a call the ranks agree on it
+ * (a one-integer MPI_Allreduce on a private communicator, done only for
+ * operations the profile turns on somewhere). Anything not transformed
+ * runs the real blocking collective. */
+#include "callsite.h"
+#include "clock.h"
+#include "config.h"
+#include "intercept.h"
+#include "land.h"
+#include "nbop.h"
+#include "profile.h"
+#include "progress.h"
+#include "runinfo.h"
+#include "tracedb.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+const char tnbc_mode_name[] = "tnbc replay";
+
+struct site_stats {
+    const struct tnbc_site *site;
+    enum tnbc_op op;
+    int64_t calls, early, total_ticks, wait_ns, bytes, recorded;
+    int warned;
+};
+
+static struct {
+    int on;                /* a profile is loaded and the machinery runs */
+    int can_land;          /* this rank can transform calls */
+    struct tnbc_profile *prof;
+    MPI_Comm data, agree;  /* private duplicates of MPI_COMM_WORLD */
+    int rank, seq;
+    int op_on[TNBC_OP_COUNT];
+    struct site_stats *stats;
+    int nstats;
+    long record_max;
+    struct tnbc_db *db;
+} R;
+
+static int profile_requested(void) { return tnbc_env_str("TNBC_PROFILE", NULL) != NULL; }
+
+int tnbc_mode_thread_level(int required)
+{
+    return profile_requested() ? MPI_THREAD_MULTIPLE : required;
+}
+
+static void open_summary(void)
+{
+    const char *dir = tnbc_env_str("TNBC_REPLAY_DIR", NULL);
+    struct tnbc_run_info info;
+    if (!dir)
+        return;
+    tnbc_runinfo_collect(&info, "replay");
+    R.db = tnbc_rank_db_open(dir, &info);
+}
+
+void tnbc_mode_init(int provided)
+{
+    const char *path = tnbc_env_str("TNBC_PROFILE", NULL), *why = NULL;
+    char err[TNBC_PROFILE_ERRLEN];
+
+    PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
+    if (!path)
+        return;           /* pass-through */
+    R.prof = tnbc_profile_load(path, err, sizeof err);
+    if (!R.prof) {
+        if (R.rank == 0)
+            tnbc_warn("%s; every collective runs blocking", err);
+        return;
+    }
+    if (provided < MPI_THREAD_MULTIPLE) {
+        if (R.rank == 0)
+            tnbc_warn("MPI_THREAD_MULTIPLE is not available (got level %d); every collective runs blocking",
+                      provided);
+        return;
+    }
+    R.can_land = land_init(&why) == 0;
+    if (!R.can_land)
+        tnbc_warn("%s; collectives on this rank run blocking", why);
+    for (int i = 0; i < R.prof->nsites; i++) {
+        int op = tnbc_op_from_name(R.prof->sites[i].op);
+        if (op >= 0 && R.prof->sites[i].on)
+            R.op_on[op] = 1;
+    }
+    PMPI_Comm_dup(MPI_COMM_WORLD, &R.data);
+    PMPI_Comm_dup(MPI_COMM_WORLD, &R.agree);
+    R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
+    int window = (int)tnbc_env_long("TNBC_WINDOW", 2, 1, 1024);
+    long sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 50, 1, 100000);
+    if (progress_start(window, sleep_us) != 0) {
+        tnbc_warn("cannot start the progress thread; every collective runs blocking");
+        R.can_land = 0;
+    }
+    open_summary();
+    R.on = 1;
+}
+
+/* ---- accounting ---------------------------------------------------------- */
+
+static struct site_stats *stats_for(const struct tnbc_site *site, enum tnbc_op op)
+{
+    if (site->index < 0)
+        return NULL;
+    if (site->index >= R.nstats) {
+        int n = site->index + 16;
+        struct site_stats *grown = realloc(R.stats, (size_t)n * sizeof *grown);
+        if (!grown)
+            return NULL;
+        memset(grown + R.nstats, 0, (size_t)(n - R.nstats) * sizeof *grown);
+        R.stats = grown;
+        R.nstats = n;
+    }
+    R.stats[site->index].site = site;
+    R.stats[site->index].op = op;
+    return &R.stats[site->index];
+}
+
+static void record(struct nbop *op)
+{
+    struct site_stats *st = &R.stats[op->site_index];
+    int64_t wait = atomic_load(&op->wait_ns);
+    st->wait_ns += wait;
+    if (!R.db || !op->record)
+        return;
+    struct tnbc_call_row row = {
+        .rank = R.rank, .site = st->site->id, .invocation = (int)st->recorded,
+        .op = tnbc_op_name(op->a.op), .comm_size = op->layout.comm_size,
+        .comm_rank = op->layout.comm_rank, .root = op->a.root,
+        .send_type_size = op->layout.send_type_size, .recv_type_size = op->layout.recv_type_size,
+        .send_bytes = (int64_t)op->layout.send.bytes, .recv_bytes = (int64_t)op->layout.recv.bytes,
+        .block_bytes = op->layout.recv.block_bytes, .nsub = op->layout.recv.nsub,
+        .chunks = op->layout.chunks, .entry_tsc = (int64_t)op->entry_tick,
+        .return_tsc = (int64_t)op->return_tick, .wait_ns = wait,
+    };
+    st->recorded++;
+    tnbc_db_call(R.db, &row);
+}
+
+static void reap(void)
+{
+    struct nbop *list = progress_take_done();
+    if (!list)
+        return;
+    if (R.db)
+        tnbc_db_begin(R.db);
+    while (list) {
+        struct nbop *next = list->next;
+        record(list);
+        nbop_free(list);
+        list = next;
+    }
+    if (R.db)
+        tnbc_db_commit(R.db);
+}
+
+/* ---- the fault path ---------------------------------------------------- */
+
+/* Runs in the faulting thread (signal context) or before a system call,
+ * MPI call, free or reuse of the buffer: wait until the data is there. */
+static void on_guard_event(struct tnbc_guard *g, int sub, enum tnbc_guard_event ev,
+                           enum tnbc_release_reason why, uint64_t tick)
+{
+    struct nbop *op = g->user;
+    (void)ev; (void)why; (void)tick;
+    if (atomic_load(&op->sub_done[sub]))
+        return;
+    uint64_t t0 = tnbc_ns_now();
+    nbop_wait_sub(op, sub);
+    atomic_fetch_add(&op->wait_ns, (long long)(tnbc_ns_now() - t0));
+}
+
+/* ---- the collective ----------------------------------------------------- */
+
+static void release_reused(const struct tnbc_args *a)
+{
+    struct tnbc_call_layout l;
+    const char *why;
+    if (!tnbc_guard_active() || tnbc_layout_build(a, 1, &l, &why) != 0)
+        return;
+    if (l.recv.base)
+        tnbc_guard_release_range(l.recv.base, l.recv.span, TNBC_REL_REUSE);
+    if (l.send.base)
+        tnbc_guard_release_range(l.send.base, l.send.span, TNBC_REL_REUSE);
+    tnbc_layout_free(&l);
+}
+
+static int blocking(const struct tnbc_args *a, struct site_stats *st)
+{
+    uint64_t t0 = tnbc_ticks();
+    release_reused(a);
+    int rc = tnbc_pmpi_collective(a);
+    if (st) {
+        st->calls++;
+        st->total_ticks += (int64_t)(tnbc_ticks() - t0);
+    }
+    return rc;
+}
+
+/* This rank's candidate for an early return, or NULL with a reason. */
+static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site *site,
+                              const struct tnbc_profile_site **ps, const char **why)
+{
+    static char msg[TNBC_PROFILE_ERRLEN];
+    struct tnbc_call_layout l;
+    *ps = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op));
+    if (!*ps || !(*ps)->on) {
+        *why = *ps ? (*ps)->reason : "site not in the profile";
+        return NULL;
+    }
+    if (!R.can_land) {
+        *why = "this rank cannot land data in guarded pages";
+        return NULL;
+    }
+    if (tnbc_layout_build(a, (*ps)->chunks > 0 ? (*ps)->chunks : 1, &l, why) != 0)
+        return NULL;
+    int64_t block = tnbc_op_is_chunked(a->op) ? (int64_t)(l.recv.nsub ? l.recv.bytes : l.send.bytes)
+                                              : l.recv.nsub ? l.recv.block_bytes : (*ps)->block_bytes;
+    if (a->rcounts)
+        block = -1;
+    int mismatch = tnbc_profile_check(R.prof, *ps, l.comm_size, block, l.comm_rank, NULL, msg, sizeof msg);
+    tnbc_layout_free(&l);
+    if (mismatch) {
+        *why = msg;
+        return NULL;
+    }
+    return nbop_create(a, *ps, R.data, 1 + R.seq % 16000, why);
+}
+
+/* The receive sub-messages the program could read without a fault: those
+ * with bytes in unguarded edge pages (all of them when nothing could be
+ * guarded). Taken before the call is submitted: once it completes, the
+ * progress thread lifts the guard and its arrays are gone. */
+static int *unguarded_subs(struct nbop *op, int armed, int *n)
+{
+    int *list = malloc((size_t)(op->layout.recv.nsub + 1) * sizeof *list);
+    *n = 0;
+    for (int i = 0; list && i < op->layout.recv.nsub; i++)
+        if (!armed || op->guard.cover[i] != TNBC_COVER_GUARDED)
+            list[(*n)++] = i;
+    return list;
+}
+
+int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
+{
+    const struct tnbc_profile_site *ps = NULL;
+    const char *why = NULL;
+    int vote, all = 0;
+
+    if (!R.on || a->comm != MPI_COMM_WORLD || !R.op_on[a->op])
+        return blocking(a, NULL);
+    reap();
+    const struct tnbc_site *site = tnbc_site_of(caller);
+    struct site_stats *st = stats_for(site, a->op);
+    uint64_t entry = tnbc_ticks();
+    struct nbop *op = candidate(a, site, &ps, &why);
+    vote = op != NULL;
+    PMPI_Allreduce(&vote, &all, 1, MPI_INT, MPI_MIN, R.agree);
+    R.seq++;
+    if (!all) {
+        if (st && !st->warned && ps && ps->on) {
+            st->warned = 1;
+            tnbc_warn("%s at %s runs blocking: %s", tnbc_op_name(a->op), site->id,
+                      op ? "another rank cannot transform it" : why);
+        }
+        nbop_free(op);
+        return blocking(a, st);
+    }
+    release_reused(a);
+    op->guard.layout = &op->layout.recv;
+    op->guard.closed_prot = PROT_NONE;
+    op->guard.flags = GUARD_WAIT_NEIGHBOURS;
+    op->guard.hook = on_guard_event;
+    op->guard.user = op;
+    int armed = op->layout.recv.nsub && tnbc_guard_arm(&op->guard) > 0;
+    for (int i = 0; armed && i < op->layout.recv.nsub; i++)
+        if (atomic_load(&op->sub_done[i]))
+            tnbc_guard_open_sub(&op->guard, i);
+    op->site_index = site->index;
+    op->entry_tick = entry;
+    op->record = st && st->early < R.record_max;
+    int nwait;
+    int *wait = unguarded_subs(op, armed, &nwait);
+    progress_submit(op);
+    if (!wait)
+        progress_quiesce();        /* out of memory: complete everything */
+    for (int i = 0; i < nwait; i++)
+        nbop_wait_sub(op, wait[i]);
+    free(wait);
+    op->return_tick = tnbc_ticks();
+    if (st) {
+        st->calls++;
+        st->early++;
+        st->total_ticks += (int64_t)(op->return_tick - entry);
+        st->bytes += (int64_t)op->layout.recv.bytes;
+    }
+    return MPI_SUCCESS;
+}
+
+void tnbc_mode_quiesce(MPI_Comm *comm)
+{
+    if (!R.on || comm)
+        return;        /* only MPI_COMM_WORLD is transformed */
+    progress_quiesce();
+    reap();
+}
+
+static void write_summary(void)
+{
+    if (!R.db)
+        return;
+    tnbc_db_begin(R.db);
+    for (int i = 0; i < R.nstats; i++) {
+        struct site_stats *s = &R.stats[i];
+        if (!s->site)
+            continue;
+        struct tnbc_site_row row = {
+            .rank = R.rank, .site = s->site->id, .module = s->site->module,
+            .symbol = s->site->symbol, .op = tnbc_op_name(s->op), .offset = s->site->offset,
+            .calls = s->calls, .traced = s->early,
+            .total_ns = (int64_t)tnbc_ticks_to_ns((uint64_t)s->total_ticks), .bytes = s->bytes,
+        };
+        tnbc_db_site(R.db, &row);
+    }
+    tnbc_db_run_finished(R.db, R.rank);
+    tnbc_db_commit(R.db);
+    tnbc_db_close(R.db);
+    R.db = NULL;
+}
+
+void tnbc_mode_finalize(void)
+{
+    if (!R.on)
+        return;
+    progress_stop();
+    reap();
+    write_summary();
+    PMPI_Comm_free(&R.data);
+    PMPI_Comm_free(&R.agree);
+    tnbc_profile_free(R.prof);
+    R.on = 0;
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# check-apps: every benchmark application runs on 2 to 4 local ranks and its
+# self-check passes; a corrupted result (--corrupt flips one bit of received
+# data) is caught; bad arguments give one clean error; the bench driver runs
+# its modes, a launcher-prefix mode and an --after hook.
+cd "$(dirname "$0")/.."
+T_SUITE=apps
+. test/lib.sh
+B=${BUILD:-build}/bench
+# Under SAN=asan, LeakSanitizer reports Open MPI's own allocations left at
+# MPI_Finalize (from its dlopen'ed components), not ours: leave leaks out.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+
+# ok_run NAME NP ARGS...: exit 0 and a RESULT line with check=ok
+ok_run() {
+    local name=$1 np=$2; shift 2
+    t_run "$name" bash -c 'out=$(t_mpirun "$0" "$@") || { echo "$out"; exit 1; }; echo "$out";
+                           grep -q "^RESULT .*check=ok" <<<"$out"' "$np" "$@"
+}
+# bad_run NAME NP ARGS...: clean non-zero exit and a RESULT line with check=fail
+bad_run() {
+    local name=$1 np=$2; shift 2
+    t_expect_fail "$name" bash -c 'out=$(t_mpirun "$0" "$@" 2>&1); rc=$?; echo "$out";
+                                   grep -q "^RESULT .*check=fail" <<<"$out" && exit $rc; exit 0' "$np" "$@"
+}
+export -f t_mpirun; export T_TIMEOUT
+
+for np in 2 4; do
+    ok_run "microbench fwd np$np"      $np $B/microbench --block 65536 --iters 2 --tcurc-us 200 --crc-us 400
+    ok_run "microbench ialltoall np$np" $np $B/microbench --block 65536 --iters 2 --variant ialltoall --tcurc-us 500
+    ok_run "fft3d np$np"               $np $B/fft3d --n 16 --iters 2
+    ok_run "isort np$np"               $np $B/isort --keys 20000 --maxkey 16384 --iters 2
+    ok_run "bcastread np$np"           $np $B/bcastread --bytes 65536 --iters 2 --crc-us 100
+done
+ok_run "microbench perm np3"        3 $B/microbench --block 4104 --iters 2 --order perm
+ok_run "microbench list np3"        3 $B/microbench --block 4096 --iters 2 --order 2,0,1 --crc-passes 3
+ok_run "microbench rev sub-page np2" 2 $B/microbench --block 24 --iters 3 --order rev
+ok_run "bcastread ibcast np3"       3 $B/bcastread --bytes 98304 --chunks 3 --order 2,0,1 --variant ibcast --tcurc-us 200
+ok_run "bcastread root2 np3"        3 $B/bcastread --bytes 65536 --root 2
+ok_run "isort uneven np3"           3 $B/isort --keys 5000 --maxkey 3000
+ok_run "alltoall_f fwd np2"         2 $B/alltoall_f 1000 2 fwd
+ok_run "alltoall_f rev np4"         4 $B/alltoall_f 300 2 rev
+
+# The self-checks catch a single flipped bit in the received data.
+bad_run "microbench detects corruption"  2 $B/microbench --block 4096 --iters 1 --corrupt
+bad_run "microbench ialltoall detects"   2 $B/microbench --block 4096 --iters 1 --variant ialltoall --corrupt
+bad_run "fft3d detects corruption"       2 $B/fft3d --n 8 --iters 1 --corrupt
+bad_run "isort detects corruption"       2 $B/isort --keys 1000 --maxkey 1024 --iters 1 --corrupt
+bad_run "bcastread detects corruption"   2 $B/bcastread --bytes 4096 --iters 1 --corrupt
+bad_run "alltoall_f detects corruption"  2 $B/alltoall_f 100 1 fwd corrupt
+
+# Bad arguments: a one-line error and exit 2, no hang, no crash.
+bad_args() {
+    local name=$1 np=$2; shift 2
+    t_run "$name" bash -c 'out=$(t_mpirun "$0" "$@" 2>&1); rc=$?; echo "$out"; echo "rc=$rc";
+                           [[ $rc -ne 0 && $rc -lt 124 ]] && grep -q "^error: " <<<"$out"' "$np" "$@"
+}
+bad_args "microbench bad order"     2 $B/microbench --order 0,0
+bad_args "microbench bad block"     2 $B/microbench --block 12x
+bad_args "microbench bad variant"   2 $B/microbench --variant magic
+bad_args "fft3d n not power of two" 2 $B/fft3d --n 12
+bad_args "isort bad maxkey"         3 $B/isort --maxkey 1000
+bad_args "bcastread bad chunks"     2 $B/bcastread --bytes 100 --chunks 3
+bad_args "alltoall_f bad n"         2 $B/alltoall_f zero
+
+# The driver: built-in modes, a launcher-prefix mode with placeholders, a
+# per-mode repetition count and an --after hook; CSV and JSON written.
+out=$T_LOGDIR/driver
+rm -rf "$out"; mkdir -p "$out"
+cat >"$out/apps.conf" <<'CONF'
+# small sizes; {T*x} scales with the calibrated Tcomm
+@calibrate | microbench | --block 65536 --iters 2
+micro-a | microbench | --block 65536 --iters 2 --tcurc-us {T*1.5} --crc-us {T*0.2} | ialltoall=--variant ialltoall
+bcast   | bcastread  | --bytes 65536 --iters 2 --crc-us {T*2}  | ialltoall=--variant ibcast
+isort   | isort      | --keys 1000 --maxkey 1024 --iters 2
+CONF
+t_run "run-apps plain/ialltoall/prefix mode" bench/run-apps --local --np 2 --reps 2 --out "$out" \
+    --config "$out/apps.conf" --timeout 60 \
+    --modes plain,ialltoall,wrapped --mode wrapped='env BENCH_WRAPPED={app}.{rep}' \
+    --mode-reps wrapped=1 --after wrapped="touch $out/after.{app}"
+t_run "run-apps wrote runs and summary" bash -c '
+    out=$0
+    [[ $(grep -c ",ok," "$out/runs.csv") -eq 13 ]] || { cat "$out/runs.csv"; exit 1; }
+    grep -q "^micro-a,ialltoall,2,2," "$out/summary.csv" && grep -q "^bcast,wrapped,1,1," "$out/summary.csv" &&
+    grep -q "^isort,plain,2,2," "$out/summary.csv" && ! grep -q "^isort,ialltoall" "$out/summary.csv" &&
+    grep -q "env BENCH_WRAPPED=micro-a.0 mpirun" "$out/runs.csv" &&
+    [[ -e $out/after.micro-a && -e $out/after.bcast && -e $out/after.isort ]] &&
+    /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"meta\"][\"tcomm_us\"] > 0" "$out/summary.json"' "$out"
+t_expect_fail "run-apps unknown mode" bench/run-apps --local --modes plain,nosuch --apps micro-a
+t_expect_fail "run-apps failing run is reported" bench/run-apps --local --np 2 --reps 1 --apps isort \
+    --config "$out/apps.conf" --out "$T_LOGDIR/driver-fail" --modes plain,broken --mode broken='false'
+
+t_summary

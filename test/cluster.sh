@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# check-cluster: the emulated cluster comes up, reports its state, runs a
+# 2-node MPI job whose traffic crosses the shaped links, tears down leaving
+# nothing behind (namespaces, links, processes, state), keeps two clusters
+# apart, and cleans up after an interrupted or killed `up`. Without root or
+# network namespaces the namespace tests are skipped and the one-node
+# fallback is checked instead.
+cd "$(dirname "$0")/.."
+T_SUITE=cluster T_TIMEOUT=${T_TIMEOUT:-60}
+. test/lib.sh
+CL=scripts/cluster/tnbc-cluster
+B=${BUILD:-build}/bench
+id=$(( $$ % 10000 ))
+A=ta$id C2=tb$id K=tk$id S=ts$id
+: "${TNBC_CLUSTER_DIR:=/run/tnbc-cluster}"
+export TNBC_CLUSTER_DIR
+
+# leftovers NAME [NETNS-INODES...]: prints whatever of cluster NAME still exists.
+leftovers() {
+    local name=$1; shift
+    ip netns list | grep -E "^tnbc-$name-" || true
+    ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E "^(tb-$name|tv-$name-[0-9]+)$" || true
+    [[ -e $TNBC_CLUSTER_DIR/$name ]] && echo "state dir $TNBC_CLUSTER_DIR/$name"
+    [[ -e /tmp/tnbc-cluster/$name ]] && echo "tmp dir /tmp/tnbc-cluster/$name"
+    local ino p
+    for ino in "$@"; do   # any process still in one of the cluster's namespaces
+        for p in /proc/[0-9]*/ns/net; do
+            [[ $(stat -L -c %i "$p" 2>/dev/null) == "$ino" ]] && echo "process ${p#/proc/} in netns $ino"
+        done
+    done
+    return 0
+}
+netns_inodes() { local f; for f in /run/netns/tnbc-$1-n*; do stat -L -c %i "$f"; done 2>/dev/null; }
+cleanup() { for n in $A $C2 $K $S; do $CL down --name "$n" >/dev/null 2>&1; done; }
+trap cleanup EXIT
+
+# Argument errors come first: they need no privilege.
+t_expect_fail "up rejects a bad name"   $CL up --name 'Bad_Name'
+t_expect_fail "up rejects a bad rate"   $CL up --name $A --rate fast
+t_expect_fail "up rejects zero nodes"   $CL up --name $A -n 0
+t_run "status of a cluster that is not up" bash -c "$CL status --name $A; [[ \$? -eq 3 ]]"
+t_run "down of a cluster that is not up is a no-op" $CL down --name $A
+
+# One-node fallback, seen by an unprivileged user.
+if [[ $(id -u) -eq 0 ]] && command -v setpriv >/dev/null; then
+    t_run "without root: clear message and one-node fallback" bash -c '
+        out=$(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups env -u TNBC_CLUSTER_DIR TMPDIR=/tmp \
+              '"$PWD/$CL"' up --name '"$A"' -n 3 --slots 2 2>&1); echo "$out"
+        grep -q "cannot emulate nodes (not root): falling back to one node" <<<"$out" &&
+        grep -qx "localhost slots=6" /tmp/tnbc-cluster-65534/'"$A"'/hostfile &&
+        (cd / && setpriv --reuid=65534 --regid=65534 --clear-groups env -u TNBC_CLUSTER_DIR TMPDIR=/tmp \
+              '"$PWD/$CL"' down --name '"$A"') && [[ ! -e /tmp/tnbc-cluster-65534/'"$A"' ]]'
+else
+    t_skip "one-node fallback" "needs root (to drop to an unprivileged user) and setpriv"
+fi
+
+why=""
+if [[ $(id -u) -ne 0 ]]; then why="not root"
+elif ! ip netns add "tnbc-probe-$$" 2>/dev/null; then why="no network namespaces"
+else ip netns del "tnbc-probe-$$"; fi
+if [[ -n $why ]]; then
+    for t in "bring-up" "status" "2-node MPI run" "two clusters" "teardown" "killed up"; do
+        t_skip "$t" "emulated cluster needs root and network namespaces ($why)"
+    done
+    t_summary; exit
+fi
+
+export -f t_mpirun; export T_TIMEOUT
+t_run "up 2 nodes at 200mbit" $CL up --name $A -n 2 --rate 200mbit
+t_run "status shows 2 shaped nodes" bash -c "out=\$($CL status --name $A) || exit 1; echo \"\$out\";
+    [[ \$(grep -c 'tnbc-$A-n[01] .*rate 200Mbit' <<<\"\$out\") -eq 2 ]]"
+t_expect_fail "up of an existing name refuses" $CL up --name $A
+t_run "nodes have own hostnames and reach each other" bash -c "
+    . $TNBC_CLUSTER_DIR/$A/env
+    out=\$(t_mpirun 2 hostname | sort | tr '\n' ' '); echo \"\$out\"
+    [[ \$out == 'tnbc-$A-n0 tnbc-$A-n1 ' ]]"
+t_run "2-node isort: checked result, traffic over the shaped link" bash -c "
+    before=\$(tc -s qdisc show dev tv-$A-1 | awk '/Sent/ {print \$2; exit}')
+    . $TNBC_CLUSTER_DIR/$A/env
+    out=\$(t_mpirun 2 $B/isort --keys 200000 --maxkey 65536 --iters 2) || { echo \"\$out\"; exit 1; }; echo \"\$out\"
+    after=\$(tc -s qdisc show dev tv-$A-1 | awk '/Sent/ {print \$2; exit}')
+    echo \"bytes into node 1: \$((after - before))\"
+    grep -q '^RESULT .*check=ok' <<<\"\$out\" && (( after - before > 400000 ))"
+t_run "2-node corrupted run is caught" bash -c "
+    . $TNBC_CLUSTER_DIR/$A/env
+    out=\$(t_mpirun 2 $B/microbench --block 65536 --iters 1 --corrupt 2>&1); echo \"\$out\"
+    grep -q '^RESULT .*check=fail' <<<\"\$out\""
+
+t_run "second cluster with another name comes up" $CL up --name $C2 -n 3 --slots 2
+t_run "the two clusters use different subnets and links" bash -c "
+    a=\$(sed -n 's/^SUBNET=//p' $TNBC_CLUSTER_DIR/$A/config); b=\$(sed -n 's/^SUBNET=//p' $TNBC_CLUSTER_DIR/$C2/config)
+    echo \"\$a vs \$b\"; [[ -n \$a && -n \$b && \$a != \$b ]] && ip link show tb-$C2 >/dev/null && ip link show tb-$A >/dev/null"
+t_run "6-rank job on the second cluster while the first is up" bash -c "
+    . $TNBC_CLUSTER_DIR/$C2/env
+    out=\$(t_mpirun 6 $B/isort --keys 20000 --maxkey 36000 --iters 2 2>&1); echo \"\$out\"
+    grep -q '^RESULT .*check=ok' <<<\"\$out\""
+inodes=$(netns_inodes $C2)
+t_run "down of the second leaves nothing and keeps the first" bash -c "
+    $CL down --name $C2 || exit 1
+    left=\$(leftovers $C2 $inodes); [[ -z \$left ]] || { echo \"left behind: \$left\"; exit 1; }
+    $CL status --name $A"
+
+# A process still running inside a node when the cluster goes down.
+$CL exec --name $A 1 -- sleep 300 &
+sleep 0.5
+inodes=$(netns_inodes $A)
+t_run "down kills node processes and leaves nothing" bash -c "
+    [[ -n \$(ip netns pids tnbc-$A-n1) ]] || { echo 'no process in node 1'; exit 1; }
+    $CL down --name $A || exit 1
+    left=\$(leftovers $A $inodes); [[ -z \$left ]] || { echo \"left behind: \$left\"; exit 1; }"
+wait
+t_run "down is idempotent" $CL down --name $A
+
+# A crash (SIGKILL) half-way through up, then down.
+TNBC_CLUSTER_STEP_DELAY=0.3 $CL up --name $K -n 4 >/dev/null 2>&1 &
+pid=$!; sleep 0.5; kill -KILL $pid; wait $pid 2>/dev/null
+t_run "down after a killed up leaves nothing" bash -c "
+    ip netns list | grep -q '^tnbc-$K-' || { echo 'up was not half-way (nothing created)'; exit 1; }
+    $CL down --name $K || exit 1
+    left=\$(leftovers $K); [[ -z \$left ]] || { echo \"left behind: \$left\"; exit 1; }"
+# An interrupted up (SIGTERM, as from Ctrl-C of a wrapper) cleans up by itself.
+TNBC_CLUSTER_STEP_DELAY=0.3 $CL up --name $S -n 4 >/dev/null 2>&1 &
+pid=$!; sleep 0.5; kill -TERM $pid; wait $pid 2>/dev/null
+t_run "interrupted up tears itself down" bash -c "
+    left=\$(leftovers $S); [[ -z \$left ]] || { echo \"left behind: \$left\"; exit 1; }"
+
+t_summary

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Replay mode, end to end: tnbc trace -> tnbc analyze -> tnbc run on plain
+# MPI programs; results must be bit-identical to a plain run.
+set -u
+cd "$(dirname "$0")/.."
+source test/lib.sh
+export TNBC_BUILD=$PWD/$BUILD
+TNBC=scripts/tnbc
+P=$BUILD/test
+W=$(mktemp -d /tmp/tnbc-replay-test.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+
+# The analyzer turns tiny or size-varying sites off; the integrity test
+# wants every site exercised, so its profile turns every decision on.
+force_on() { sed -E 's/^  decision off .*/  decision on forced by the replay test/' "$1" > "$2"; }
+
+# pipeline NAME NP FORCE PROGRAM ARGS...: plain, trace, analyze, replay.
+# Leaves $W/NAME.plain, $W/NAME.tuned (stdout) and $W/NAME.summary.d.
+pipeline() {
+    local name=$1 np=$2 force=$3; shift 3
+    t_mpirun "$np" "$@" > "$W/$name.plain" || { echo "plain run failed"; cat "$W/$name.plain"; return 1; }
+    $TNBC trace -o "$W/$name.db" -- timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np "$np" "$@" \
+        > /dev/null || { echo "trace run failed"; return 1; }
+    $TNBC analyze "$W/$name.db" -o "$W/$name.profile" > "$W/$name.analyze" || { echo "analyze failed"; return 1; }
+    local prof=$W/$name.profile
+    [[ $force == force ]] && { force_on "$prof" "$W/$name.on.profile"; prof=$W/$name.on.profile; }
+    $TNBC run -p "$prof" --summary "$W/$name.summary.d" -- \
+        timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np "$np" "$@" > "$W/$name.tuned" ||
+        { echo "tuned run failed"; cat "$W/$name.tuned"; return 1; }
+    if ! cmp -s "$W/$name.plain" "$W/$name.tuned"; then
+        echo "results differ:"; diff "$W/$name.plain" "$W/$name.tuned"; return 1
+    fi
+}
+
+# Sum of early returns for OP over the rank summaries.
+early() {
+    local n=0 f
+    for f in "$W/$1.summary.d"/rank-*.db; do
+        n=$((n + $(q "$f" "SELECT IFNULL(SUM(traced), 0) FROM site WHERE op = '$2'")))
+    done
+    echo $n
+}
+
+integrity() { # NAME NP SEED [mpirun options...]
+    local name=$1 np=$2 seed=$3; shift 3
+    pipeline "$name" "$np" force "$@" "$P/replay/integrity" "$seed" 3 || return 1
+    grep -q 'integrity: ok' "$W/$name.tuned" || return 1
+    local op
+    for op in alltoall alltoallv allgather allgatherv gatherv bcast allreduce reduce; do
+        [[ $(early "$name" $op) -gt 0 ]] || { echo "no early return for $op"; return 1; }
+    done
+}
+
+check_shm_3()  { integrity shm3 3 11; }
+check_shm_4()  { integrity shm4 4 12; }
+check_shm_2()  { integrity shm2 2 13; }
+check_tcp_3()  { integrity tcp3 3 14 --mca btl self,tcp --mca btl_tcp_if_include lo; }
+
+# The program reads in the order the profile was made for, and then in the
+# opposite order under the same profile: both correct.
+check_orders() {
+    pipeline fwd 4 no "$P/trace/access_order" alltoall 65536 3,1,0,2 4 || return 1
+    [[ $(early fwd alltoall) -gt 0 ]] || { echo "alltoall not transformed"; cat "$W/fwd.analyze"; return 1; }
+    t_mpirun 4 "$P/trace/access_order" alltoall 65536 2,0,1,3 4 > "$W/opp.plain" &&
+        $TNBC run -p "$W/fwd.profile" -- timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np 4 \
+            "$P/trace/access_order" alltoall 65536 2,0,1,3 4 > "$W/opp.tuned" &&
+        cmp "$W/opp.plain" "$W/opp.tuned"
+}
+
+# Buffers handed to write(), fwrite(), MPI_Send and free() while in flight.
+check_io() { pipeline io 4 force "$P/trace/io_and_reuse" "$W" && grep -q 'io_and_reuse: ok' "$W/io.tuned"; }
+
+check_fortran() {
+    pipeline f 4 force "$P/trace/access_order_f" 3,1,0,2 3 && grep -q ok "$W/f.tuned" &&
+        [[ $(early f alltoall) -gt 0 ]]
+}
+
+# The fault handler's waits show in the summary: 1 MiB blocks over TCP,
+# read at once, cannot all have arrived before the first read.
+check_waits() {
+    pipeline waits 2 no --mca btl self,tcp --mca btl_tcp_if_include lo \
+        "$P/trace/access_order" alltoall 1048576 forward 6 || return 1
+    local w=0 f
+    for f in "$W/waits.summary.d"/rank-*.db; do
+        w=$((w + $(q "$f" "SELECT IFNULL(SUM(wait_ns), 0) FROM call WHERE op = 'alltoall'")))
+    done
+    echo "waited ${w} ns in faults"
+    [[ $w -gt 0 ]]
+}
+
+# No profile: the library passes every call through.
+check_no_profile() {
+    t_mpirun 2 -x LD_PRELOAD="$PWD/$BUILD/lib/libtnbc-replay.so" "$P/replay/integrity" 5 2 > "$W/np.out" &&
+        t_mpirun 2 "$P/replay/integrity" 5 2 | cmp - "$W/np.out"
+}
+
+# A broken profile: one line naming the file and line, then blocking runs.
+check_bad_profile() {
+    printf 'tnbc-profile 1\nworld_size 2\nsource x.db\n\nsite x alltoall\n  comm_size banana\n' > "$W/bad.profile"
+    local out
+    out=$($TNBC run -p "$W/bad.profile" -- timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np 2 \
+            "$P/replay/integrity" 5 1 2>&1) || { echo "$out"; return 1; }
+    echo "$out" | grep -q 'integrity: ok' || { echo "$out"; return 1; }
+    [[ $(echo "$out" | grep -c "bad.profile:6: .*every collective runs blocking") -eq 1 ]] ||
+        { echo "$out"; return 1; }
+}
+
+t_run "integrity, 3 ranks, shared memory" check_shm_3
+t_run "integrity, 4 ranks, shared memory" check_shm_4
+t_run "integrity, 2 ranks, shared memory" check_shm_2
+t_run "integrity, 3 ranks, TCP" check_tcp_3
+t_run "read order as profiled and opposite" check_orders
+t_run "write/fwrite/MPI_Send/free while in flight" check_io
+t_run "Fortran MPI_ALLTOALL" check_fortran
+t_run "fault waits recorded in the summary" check_waits
+t_run "no profile: pass-through" check_no_profile
+t_run "malformed profile: one line, blocking" check_bad_profile
+t_summary
