@@ -35,6 +35,18 @@ if [[ -f $LIB && -x $BUILD/bin/tnbc-merge && -x $PROG ]]; then
         "scripts/tnbc-report '$W/alltoall.db' -p '$W/alltoall.profile' -o '$W/report' &&
          grep -q 'order (consensus): 3 1 0 2' '$W/report/summary.txt' &&
          test -s '$W/report/overlap.png' && test -s '$W/report/first-touch-1.png'"
+    # With the replay runtime: predicted against measured on a real run.
+    if [[ -f $BUILD/lib/libtnbc-replay.so && -x scripts/tnbc && -z ${SAN:-} ]]; then
+        t_run "e2e tnbc run + report: predicted vs measured" bash -c \
+            "TNBC_BUILD='$PWD/$BUILD' scripts/tnbc run -p '$W/alltoall.profile' --summary '$W/rep' -- \
+                 mpirun --oversubscribe -np 4 '$PROG' alltoall 65536 3,1,0,2 3 &&
+             scripts/tnbc merge '$W/rep.db' '$W/rep' &&
+             scripts/tnbc-report '$W/alltoall.db' -r '$W/rep.db' -p '$W/alltoall.profile' -o '$W/rr' &&
+             grep -q 'measured (replay)' '$W/rr/summary.txt' &&
+             test -s '$W/rr/predicted-vs-measured.png'"
+    else
+        t_skip "e2e tnbc run + report" "libtnbc-replay.so or scripts/tnbc missing, or a SAN build"
+    fi
     rm -rf "$W"
 else
     t_skip "e2e trace -> analyze" "libtrace, tnbc-merge or test/trace/access_order not built"
@@ -56,6 +68,7 @@ else
     corpus=$(mktemp -d)
     t_run "fuzz-profile (${FUZZ_SECONDS}s)" "${FUZZ_BIN:-$BUILD/fuzz/fuzz-profile}" \
         -max_total_time="$FUZZ_SECONDS" -timeout=5 -rss_limit_mb=1024 \
+        -artifact_prefix="$T_LOGDIR/" \
         -dict=profiles/fuzz/profile.dict "$corpus" profiles/fuzz/seeds
     rm -rf "$corpus"
 fi

@@ -500,8 +500,8 @@ def test_report_with_replay():
         t.db.execute("UPDATE call SET wait_ns = 100000 WHERE call_id = ?", (cid,))
     t.close()
     out = os.path.join(TMP, "report")
-    r = subprocess.run([REPORT, db("rep"), db("rep-replay"), "-o", out], capture_output=True,
-                       text=True, timeout=120)
+    r = subprocess.run([REPORT, db("rep"), "-r", db("rep-replay"), "-o", out],
+                       capture_output=True, text=True, timeout=120)
     check(r.returncode == 0, r.stderr)
     text = open(os.path.join(out, "summary.txt")).read()
     for want in ("site app+0x10 alltoall", "order (consensus): 3 1 2 0", "Kendall tau 1.00",
