@@ -134,6 +134,7 @@ def test_order_per_rank():
     check(s["order"] == [0, 1, 2, 3], f"shared order falls back to default: {s['order']}")
     check(s["rank_order"] == {2: [3, 2, 1, 0], 3: [3, 2, 1, 0]}, s["rank_order"])
     close(s["tau"], 0.0, what="tau of the consensus")
+    check("per-rank priorities" in s["reason"], s["reason"])
     check(s["recv_prio"]["2"] == [3, 2, 1, 0] and s["recv_prio"]["0"] == [0, 1, 2, 3], "recv")
     # what rank 0 sends to rank 2 is rank 2's last read
     check(s["send_prio"]["0"] == [0, 0, 3, 3], s["send_prio"]["0"])
@@ -152,6 +153,7 @@ def test_order_unstable_default():
     check(s["order_kind"] == "default" and s["order"] == list(range(8)), s["order_kind"])
     check(s["tau"] < 0.8 and s["identical"] < 0.2, (s["tau"], s["identical"]))
     check(not s["rank_order"], s["rank_order"])
+    check("no stable read order" in s["reason"], s["reason"])
 
 
 def test_order_untouched_blocks():
