@@ -125,7 +125,7 @@ static int site_orders(const struct an_site *s, struct tnbc_profile_site *ps, in
             v[j - 1] = x;
         }
     if (rc == 0)
-        rc = an_orders(v, n, ps->nsub, ps->comm_size, !chunked, ps);
+        rc = an_orders(v, n, ps->nsub, !chunked, ps);
     for (int i = 0; i < n; i++)
         free(v[i].seq);
     free(v);
@@ -246,7 +246,7 @@ static int site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile
         return -1;
     if (is_v_op(s->op) && site_vhash(s, ps) < 0)
         return -1;
-    an_decide(s, ps, sub_bytes(s, ps), bad[0] ? bad : NULL);
+    an_decide(ps, sub_bytes(s, ps), bad[0] ? bad : NULL);
     return ps->reason ? 0 : -1;
 }
 

@@ -93,7 +93,7 @@ void an_agreement(const struct an_sample *v, int n, const int *order, int nsub,
                   struct an_agreement *out);
 int an_borda(const struct an_sample *v, int n, int nsub, int *order_out);
 /* Fill site order, agreement, order kind and per-rank orders. */
-int an_orders(const struct an_sample *v, int n, int nsub, int comm_size, int per_rank,
+int an_orders(const struct an_sample *v, int n, int nsub, int per_rank,
               struct tnbc_profile_site *ps);
 
 /* model.c */
@@ -106,8 +106,7 @@ double an_median(double *v, int n);
 
 /* decide.c */
 int an_chunks(int64_t block_bytes, int traced_chunks);
-void an_decide(const struct an_site *s, struct tnbc_profile_site *ps, int64_t sub_bytes,
-               const char *inconsistent);
+void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inconsistent);
 
 /* prio.c */
 int an_priorities(struct tnbc_profile_site *ps, const char *receives);

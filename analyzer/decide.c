@@ -59,11 +59,9 @@ static const char *order_note(const struct tnbc_profile_site *ps)
     return "";
 }
 
-void an_decide(const struct an_site *s, struct tnbc_profile_site *ps, int64_t sub_bytes,
-               const char *inconsistent)
+void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inconsistent)
 {
     const struct tnbc_model *m = &ps->model;
-    (void)s;
     ps->on = 0;
     if (inconsistent) {
         ps->reason = reason_fmt("%s", inconsistent);
