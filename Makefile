@@ -45,3 +45,7 @@ $(BUILD)/%.o: %.c
 	$(MPICC) $(CFLAGS) -c $< -o $@
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) scripts/demo.sh

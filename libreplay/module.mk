@@ -10,3 +10,10 @@ $(REPLAY_LIB): $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(REPLAY_OBJS) $(BUILD)/lib/l
 	$(MPICC) -shared -o $@ $^ $(LDFLAGS) $(CORE_LIBS) -lm
 
 ALL_TARGETS += $(REPLAY_LIB)
+
+# The whole-workflow benchmark: plain / MPI-3 / trace / tuned on an
+# emulated cluster, and predicted against measured overlap.
+BENCH_SUITES += tnbc
+.PHONY: bench-tnbc
+bench-tnbc: $(REPLAY_LIB) $(TRACE_LIB) $(MERGE_BIN) $(ANALYZER_BIN) $(BENCH_BINS)
+	@BUILD=$(BUILD) bench/tnbc-bench.sh

@@ -73,53 +73,159 @@ static int add(struct nbop *op, enum step_kind kind, int sub, int peer, int prio
     return 0;
 }
 
+static int posted_first(const struct step *s)
+{
+    return s->kind == STEP_RECV || s->kind == STEP_TOKEN_IN;
+}
+
 static int by_kind_then_prio(const void *x, const void *y)
 {
     const struct step *a = x, *b = y;
-    if ((a->kind == STEP_RECV) != (b->kind == STEP_RECV))
-        return a->kind == STEP_RECV ? -1 : 1;
+    if (posted_first(a) != posted_first(b))
+        return posted_first(a) ? -1 : 1;
     if (a->prio != b->prio)
         return a->prio < b->prio ? -1 : 1;
     return a->peer - b->peer;
 }
 
-/* alltoall(v), allgather(v), gather(v): a receive per source, a send per
- * destination, all point-to-point on the private communicator. */
+#define TAG_SPAN 8000     /* body tags 1..TAG_SPAN; head, tail, token above */
+
+int nbop_node_schedule = 1;
+
+static int part_tag(const struct nbop *op, enum part part)
+{
+    return op->tag + (part == PART_HEAD ? TAG_SPAN : part == PART_TAIL ? 2 * TAG_SPAN : 0);
+}
+
+/* Where this rank stands in its node's schedule: the ranks just before
+ * and after it (-1 at the ends, or with no schedule). */
+static void node_neighbours(struct nbop *op, const struct tnbc_profile_site *site)
+{
+    int me = op->layout.comm_rank;
+    op->token_from = op->token_to = -1;
+    for (int n = 0; nbop_node_schedule && n < site->nnodes; n++) {
+        const struct tnbc_profile_node *node = &site->nodes[n];
+        for (int k = 0; k < node->nranks; k++) {
+            if (node->ranks[k] != me)
+                continue;
+            op->token_from = k > 0 ? node->ranks[k - 1] : -1;
+            op->token_to = k + 1 < node->nranks ? node->ranks[k + 1] : -1;
+            return;
+        }
+    }
+}
+
+/* Is rank r on this rank's node (per the profile's node table)? */
+static int same_node(const struct tnbc_profile_site *site, int me, int r)
+{
+    for (int n = 0; n < site->nnodes; n++) {
+        const struct tnbc_profile_node *node = &site->nodes[n];
+        int has_me = 0, has_r = 0;
+        for (int k = 0; k < node->nranks; k++) {
+            has_me |= node->ranks[k] == me;
+            has_r |= node->ranks[k] == r;
+        }
+        if (has_me)
+            return has_r;
+    }
+    return 0;
+}
+
+/* Bytes of sub-message `sb` in the receive buffer's unguarded first page
+ * (head) and last page (tail); a buffer with no whole page is all head. */
+static void edge_bytes(const struct nbop *op, const struct tnbc_submsg *sb, int *head, int *tail)
+{
+    const struct tnbc_layout *l = &op->layout.recv;
+    uintptr_t ps = tnbc_page_size(), base = (uintptr_t)l->base;
+    uintptr_t lo = (base + ps - 1) & ~(ps - 1), hi = (base + l->span) & ~(ps - 1);
+    uintptr_t a = base + sb->offset, b = a + sb->bytes;
+    if (lo >= hi) {
+        *head = (int)sb->bytes;
+        *tail = 0;
+        return;
+    }
+    *head = a < lo ? (int)((b < lo ? b : lo) - a) : 0;
+    *tail = b > hi ? (int)(b - (a > hi ? a : hi)) : 0;
+}
+
+static void add_part(struct nbop *op, enum step_kind kind, int sub, int peer, enum part part,
+                     int prio, char *buf, long offset, int bytes)
+{
+    struct step *s = &op->steps[op->nsteps++];
+    *s = (struct step){ .kind = kind, .sub = sub, .part = part, .peer = peer,
+                        .prio = part == PART_BODY ? (prio < 0 ? INT_MAX : prio) : INT_MIN,
+                        .buf = buf, .offset = offset, .count = bytes, .type = MPI_BYTE };
+}
+
+/* alltoall(v), allgather(v), gather(v): point-to-point on the private
+ * communicator, in bytes (dense datatypes only, so a block can be cut
+ * anywhere); each block in up to three parts (enum part). */
 static const char *per_source(struct nbop *op, const struct tnbc_profile_site *site)
 {
     const struct tnbc_args *a = &op->a;
     int p = op->layout.comm_size, me = op->layout.comm_rank, rooted = a->root >= 0;
-    int is_root = me == a->root, in_place = a->sendbuf == MPI_IN_PLACE;
+    int in_place = a->sendbuf == MPI_IN_PLACE;
 
     if (in_place && !rooted)
         return "MPI_IN_PLACE";
-    if (op->layout.recv.nsub) {
-        op->vrecv = mirror(&op->layout.recv, a->recvbuf, &op->shadow, !dense(a->rtype));
-        if (!op->vrecv)
-            return "out of memory";
-    }
-    if (!in_place) {
-        op->vsend = mirror(&op->layout.send, a->sendbuf, &op->sendcopy, 1);
-        if (!op->vsend)
-            return "out of memory";
-    }
-    op->steps = calloc((size_t)(2 * p), sizeof *op->steps);
-    if (!op->steps)
+    if ((op->layout.recv.nsub && !dense(a->rtype)) || (!in_place && !dense(a->stype)))
+        return "non-contiguous datatype";
+    if (op->layout.recv.span > INT_MAX || op->layout.send.span > INT_MAX)
+        return "a block of 2 GiB or more";
+    op->per_source = 1;
+    op->steps = calloc((size_t)(6 * p + 2), sizeof *op->steps);
+    op->want = calloc((size_t)p, sizeof *op->want);
+    op->parts_left = calloc((size_t)(p ? p : 1), sizeof *op->parts_left);
+    if (!op->steps || !op->want || !op->parts_left)
         return "out of memory";
-    MPI_Aint rext = extent_of(a->rtype), sext = in_place ? 0 : extent_of(a->stype);
+    if (op->layout.recv.nsub && !mirror(&op->layout.recv, a->recvbuf, &op->shadow, 0))
+        return "out of memory";
+    if (!in_place && !(op->vsend = mirror(&op->layout.send, a->sendbuf, &op->sendcopy, 1)))
+        return "out of memory";
+    for (int i = 0; i < p; i++)
+        op->want[i].vote = 1;
     for (int src = 0; src < op->layout.recv.nsub; src++) {
-        long count = a->rcounts ? a->rcounts[src] : a->rcount;
-        long displ = a->rdispls ? a->rdispls[src] : (long)src * a->rcount;
-        if (count == 0 || (in_place && src == me))
+        const struct tnbc_submsg *sb = &op->layout.recv.sub[src];
+        int head, tail, prio = tnbc_profile_recv_prio(site, me, src);
+        if (sb->bytes == 0 || (in_place && src == me))
             continue;         /* nothing to receive: the sub is complete */
-        add(op, STEP_RECV, src, src, tnbc_profile_recv_prio(site, me, src),
-            op->vrecv + displ * rext, count, a->rtype);
+        edge_bytes(op, sb, &head, &tail);
+        int body = (int)sb->bytes - head - tail;
+        op->want[src].head = head;
+        op->want[src].tail = tail;
+        char *at = op->shadow + sb->offset;
+        if (head)
+            add_part(op, STEP_RECV, src, src, PART_HEAD, prio, at, (long)sb->offset, head);
+        if (body)
+            add_part(op, STEP_RECV, src, src, PART_BODY, prio, at + head, (long)sb->offset + head, body);
+        if (tail)
+            add_part(op, STEP_RECV, src, src, PART_TAIL, prio, at + head + body,
+                     (long)sb->offset + head + body, tail);
+        op->parts_left[src] = (head > 0) + (body > 0) + (tail > 0);
+        atomic_fetch_add(&op->edges_left, (unsigned)((head > 0) + (tail > 0)));
     }
-    if (in_place)
-        return NULL;
+    return NULL;
+}
+
+int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
+{
+    const struct tnbc_args *a = &op->a;
+    int p = op->layout.comm_size, me = op->layout.comm_rank;
+    int ssize = 0;
+    MPI_Aint sext;
+
+    if (!op->per_source || a->sendbuf == MPI_IN_PLACE)
+        goto done;
+    node_neighbours(op, op->site_prio);
+    op->token_ok = op->token_from < 0;
+    if (op->token_from >= 0)
+        op->steps[op->nsteps++] = (struct step){ .kind = STEP_TOKEN_IN, .sub = -1,
+                                                 .peer = op->token_from, .prio = INT_MIN };
+    PMPI_Type_size(a->stype, &ssize);
+    sext = extent_of(a->stype);
     for (int dst = 0; dst < p; dst++) {
         long count, displ;
-        if (rooted && dst != a->root)
+        if (a->root >= 0 && dst != a->root)
             continue;
         if (a->op == TNBC_ALLTOALL) {
             count = a->scount;
@@ -131,13 +237,54 @@ static const char *per_source(struct nbop *op, const struct tnbc_profile_site *s
             count = a->scount;
             displ = 0;
         }
-        if (count == 0)
+        int bytes = (int)(count * ssize), head = got[dst].head, tail = got[dst].tail;
+        if (bytes == 0)
             continue;
-        add(op, STEP_SEND, -1, dst, tnbc_profile_send_prio(site, me, dst),
-            op->vsend + displ * sext, count, a->stype);
+        if (head < 0 || tail < 0 || head + tail > bytes)
+            return -1;        /* the receiver expects another size: erroneous program */
+        int body = bytes - head - tail;
+        char *at = op->vsend + displ * sext;
+        int prio = op->site_prio ? tnbc_profile_send_prio(op->site_prio, me, dst) : 0;
+        if (head)
+            add_part(op, STEP_SEND, -1, dst, PART_HEAD, prio, at, 0, head);
+        if (tail)
+            add_part(op, STEP_SEND, -1, dst, PART_TAIL, prio, at + head + body, 0, tail);
+        if (body) {
+            add_part(op, STEP_SEND, -1, dst, PART_BODY, prio, at + head, 0, body);
+            /* Bodies to other nodes wait for this rank's turn on its node. */
+            op->steps[op->nsteps - 1].gated = !same_node(op->site_prio, me, dst);
+        }
     }
-    (void)is_root;
-    return NULL;
+    if (op->token_to >= 0)
+        op->steps[op->nsteps++] = (struct step){ .kind = STEP_TOKEN_OUT, .sub = -1,
+                                                 .peer = op->token_to, .prio = INT_MAX };
+done:
+    qsort(op->steps, (size_t)op->nsteps, sizeof *op->steps, by_kind_then_prio);
+    op->remaining = op->nsteps;
+    return 0;
+}
+
+int nbop_step_tag(const struct nbop *op, const struct step *s)
+{
+    if (s->kind == STEP_TOKEN_IN || s->kind == STEP_TOKEN_OUT)
+        return op->tag + 3 * TAG_SPAN;
+    return part_tag(op, (enum part)s->part);
+}
+
+void nbop_part_landed(struct nbop *op, int i)
+{
+    struct step *s = &op->steps[i];
+    if (s->part != PART_BODY && atomic_fetch_sub(&op->edges_left, 1) == 1)
+        syscall(SYS_futex, &op->edges_left, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    if (--op->parts_left[s->sub] == 0)
+        nbop_sub_complete(op, s->sub);
+}
+
+void nbop_wait_edges(struct nbop *op)
+{
+    unsigned n;
+    while ((n = atomic_load(&op->edges_left)) != 0)
+        syscall(SYS_futex, &op->edges_left, FUTEX_WAIT_PRIVATE, n, NULL, NULL, 0);
 }
 
 /* bcast, allreduce, reduce: one non-blocking collective per chunk, in the
@@ -196,6 +343,7 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
         return NULL;
     }
     op->a = *a;
+    op->site_prio = site;
     op->comm = priv;
     op->tag = tag;
     if (tnbc_layout_build(a, chunks, &op->layout, why) != 0) {
@@ -216,7 +364,8 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
     int nsub = op->layout.recv.nsub;
     if (!*why) {
         op->sub_done = calloc((size_t)(nsub ? nsub : 1), sizeof *op->sub_done);
-        op->reqs = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->reqs);
+        int cap = op->per_source ? 6 * op->layout.comm_size + 2 : op->nsteps;
+        op->reqs = malloc((size_t)(cap ? cap : 1) * sizeof *op->reqs);
         if (!op->sub_done || !op->reqs)
             *why = "out of memory";
     }
@@ -227,13 +376,14 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
     /* Sub-messages no step delivers are complete from the start. */
     for (int i = 0; i < nsub; i++)
         atomic_store(&op->sub_done[i], 1);
-    for (int i = 0; i < op->nsteps; i++) {
+    int cap = op->per_source ? 6 * op->layout.comm_size + 2 : op->nsteps;
+    for (int i = 0; i < cap; i++)
         op->reqs[i] = MPI_REQUEST_NULL;
+    for (int i = 0; i < op->nsteps; i++)
         if (op->steps[i].sub >= 0)
             atomic_store(&op->sub_done[op->steps[i].sub], 0);
-    }
-    qsort(op->steps, (size_t)op->nsteps, sizeof *op->steps, by_kind_then_prio);
-    op->remaining = op->nsteps;
+    if (!op->per_source)
+        nbop_plan_sends(op, NULL);     /* chunk steps: just order them */
     return op;
 }
 
@@ -247,6 +397,8 @@ void nbop_free(struct nbop *op)
     free(op->steps);
     free(op->reqs);
     free((void *)op->sub_done);
+    free(op->parts_left);
+    free(op->want);
     free(op);
 }
 

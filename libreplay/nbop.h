@@ -17,14 +17,33 @@
 
 struct tnbc_profile_site;
 
-enum step_kind { STEP_RECV, STEP_SEND, STEP_CHUNK };
+enum step_kind {
+    STEP_RECV, STEP_SEND, STEP_CHUNK,
+    STEP_TOKEN_IN,    /* node schedule: the previous rank of my node is done */
+    STEP_TOKEN_OUT,   /* node schedule: tell the next rank of my node */
+};
+
+/* A per-source block travels as up to three messages: the bytes that fall
+ * in the receiver's unguarded first page (head), those in its last page
+ * (tail), and the rest (body). Head and tail are sent first and waited for
+ * before the call returns; the body is what overlaps. */
+enum part { PART_BODY, PART_HEAD, PART_TAIL };
+
+/* What a receiver asks of each sender, exchanged when the ranks agree on
+ * a call: its vote, and the head and tail bytes of that sender's block. */
+struct edge_req {
+    int vote, head, tail;
+};
 
 struct step {
     enum step_kind kind;
     int sub;              /* receive sub-message it completes; -1 for sends */
+    int part;             /* PART_BODY, or an edge part received before return */
+    int gated;            /* a send that waits for the node's token */
     int peer;
     int prio;             /* 0 = first */
-    char *buf;            /* shadow or send copy, at the block's start */
+    char *buf;            /* shadow or send copy, where this part starts */
+    long offset;          /* receive parts: byte offset in the layout */
     int count;
     MPI_Datatype type;
     long chunk_first;     /* STEP_CHUNK: first element and count */
@@ -43,6 +62,13 @@ struct nbop {
     struct step *steps;            /* sorted: receives first, then by prio */
     MPI_Request *reqs;             /* [nsteps] */
     atomic_uint *sub_done;         /* futex words, one per receive sub */
+    int *parts_left;               /* per receive sub: parts not landed */
+    atomic_uint edges_left;        /* head/tail parts not landed (futex word) */
+    struct edge_req *want;         /* [comm_size] this rank's requests */
+    int per_source;                /* steps are planned in two halves */
+    int token_from, token_to;      /* node schedule neighbours, -1 if none */
+    int token_ok;                  /* progress thread: my turn on the node */
+    const struct tnbc_profile_site *site_prio;
     int remaining;                 /* steps not done (progress thread only) */
     atomic_llong wait_ns;          /* time the program waited in faults */
     int site_index;
@@ -52,15 +78,31 @@ struct nbop {
     struct nbop *next;
 };
 
-/* Builds the schedule. `site` gives priorities and chunking. Returns NULL
- * with *why set when this call cannot run early-returning. */
+/* Builds this rank's side of the schedule: receive steps and the edge
+ * requests in op->want (per-source operations), or the chunk steps. `site`
+ * gives priorities and chunking. Returns NULL with *why set when this call
+ * cannot run early-returning here. */
 struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_site *site,
                          MPI_Comm priv, int tag, const char **why);
+/* Per-source operations: adds the send steps, split as each destination
+ * asked (got[d] is destination d's request). Returns 0, or -1. */
+int nbop_plan_sends(struct nbop *op, const struct edge_req *got);
+/* The tag a point-to-point step travels with. */
+int nbop_step_tag(const struct nbop *op, const struct step *s);
+/* Blocks until every head/tail part has landed. */
+void nbop_wait_edges(struct nbop *op);
+/* Called by the progress thread when receive step i has landed. */
+void nbop_part_landed(struct nbop *op, int i);
 void nbop_free(struct nbop *op);
 /* Marks receive sub-message `sub` complete and wakes waiters. */
 void nbop_sub_complete(struct nbop *op, int sub);
 /* Blocks (async-signal-safe) until receive sub-message `sub` is complete. */
 void nbop_wait_sub(struct nbop *op, int sub);
+
+/* Node schedule (digest 000: one process's highest-priority blocks get
+ * the node's network to themselves at a time): 1 to use the profile's node
+ * phases, 0 to ignore them. Set once at start. */
+extern int nbop_node_schedule;
 
 /* Exact reductions only: 1 when the blocking and the chunked non-blocking
  * algorithms must give bit-identical results for this type and op. */

@@ -14,6 +14,9 @@ void progress_submit(struct nbop *op);
 /* Waits until every submitted call has completed. */
 void progress_quiesce(void);
 void progress_stop(void);
+/* The program is blocked waiting for data (+1 on entry, -1 on exit): the
+ * thread polls at its shortest interval meanwhile. Async-signal-safe. */
+void progress_urgent(int delta);
 /* Completed calls (their guards lifted), for the application thread to
  * account and free; NULL when none. */
 struct nbop *progress_take_done(void);

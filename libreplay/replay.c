@@ -96,8 +96,9 @@ void tnbc_mode_init(int provided)
     PMPI_Comm_dup(MPI_COMM_WORLD, &R.data);
     PMPI_Comm_dup(MPI_COMM_WORLD, &R.agree);
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
+    nbop_node_schedule = tnbc_env_bool("TNBC_NODE_SCHEDULE", 1);
     int window = (int)tnbc_env_long("TNBC_WINDOW", 2, 1, 1024);
-    long sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 50, 1, 100000);
+    long sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
     if (progress_start(window, sleep_us) != 0) {
         tnbc_warn("cannot start the progress thread; every collective runs blocking");
         R.can_land = 0;
@@ -176,7 +177,9 @@ static void on_guard_event(struct tnbc_guard *g, int sub, enum tnbc_guard_event 
     if (atomic_load(&op->sub_done[sub]))
         return;
     uint64_t t0 = tnbc_ns_now();
+    progress_urgent(1);
     nbop_wait_sub(op, sub);
+    progress_urgent(-1);
     atomic_fetch_add(&op->wait_ns, (long long)(tnbc_ns_now() - t0));
 }
 
@@ -234,39 +237,88 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
         *why = msg;
         return NULL;
     }
-    return nbop_create(a, *ps, R.data, 1 + R.seq % 16000, why);
+    return nbop_create(a, *ps, R.data, 1 + R.seq % 8000, why);
 }
 
-/* The receive sub-messages the program could read without a fault: those
- * with bytes in unguarded edge pages (all of them when nothing could be
- * guarded). Taken before the call is submitted: once it completes, the
- * progress thread lifts the guard and its arrays are gone. */
+
+/* The ranks' agreement on a call, and the edge requests that go with it:
+ * every rank tells every other whether it can transform the call and, for
+ * per-source operations, how that rank's block must be cut for its edge
+ * pages. One small MPI_Alltoall on a private communicator. Returns 1 when
+ * every rank voted yes; `got` then holds what each rank asked of this one. */
+static int agree(struct nbop *op, int p, struct edge_req *got)
+{
+    struct edge_req *out = malloc((size_t)p * sizeof *out);
+    int all = op != NULL;
+    if (!out) {
+        tnbc_warn("out of memory while agreeing on a collective");
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int i = 0; i < p; i++)
+        out[i] = op && op->want ? op->want[i] : (struct edge_req){ op != NULL, 0, 0 };
+    PMPI_Alltoall(out, 3, MPI_INT, got, 3, MPI_INT, R.agree);
+    for (int i = 0; i < p; i++)
+        all &= got[i].vote == 1;
+    free(out);
+    return all;
+}
+
+/* The receive sub-messages the program could read without a fault, for
+ * operations without edge parts: those with bytes in unguarded edge pages
+ * (all of them when nothing could be guarded). Taken before the call is
+ * submitted: once it completes, the progress thread lifts the guard and its
+ * arrays are gone. */
 static int *unguarded_subs(struct nbop *op, int armed, int *n)
 {
     int *list = malloc((size_t)(op->layout.recv.nsub + 1) * sizeof *list);
     *n = 0;
     for (int i = 0; list && i < op->layout.recv.nsub; i++)
-        if (!armed || op->guard.cover[i] != TNBC_COVER_GUARDED)
+        if (!armed || (!op->per_source && op->guard.cover[i] != TNBC_COVER_GUARDED))
             list[(*n)++] = i;
     return list;
+}
+
+static void arm(struct nbop *op, int *armed)
+{
+    op->guard.layout = &op->layout.recv;
+    op->guard.closed_prot = PROT_NONE;
+    op->guard.flags = GUARD_WAIT_NEIGHBOURS;
+    op->guard.hook = on_guard_event;
+    op->guard.user = op;
+    *armed = op->layout.recv.nsub && tnbc_guard_arm(&op->guard) > 0;
+    for (int i = 0; *armed && i < op->layout.recv.nsub; i++)
+        if (atomic_load(&op->sub_done[i]))
+            tnbc_guard_open_sub(&op->guard, i);
 }
 
 int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
 {
     const struct tnbc_profile_site *ps = NULL;
     const char *why = NULL;
-    int vote, all = 0;
+    int p = 0, armed;
 
     if (!R.on || a->comm != MPI_COMM_WORLD || !R.op_on[a->op])
         return blocking(a, NULL);
     reap();
+    PMPI_Comm_size(a->comm, &p);
     const struct tnbc_site *site = tnbc_site_of(caller);
     struct site_stats *st = stats_for(site, a->op);
     uint64_t entry = tnbc_ticks();
     struct nbop *op = candidate(a, site, &ps, &why);
-    vote = op != NULL;
-    PMPI_Allreduce(&vote, &all, 1, MPI_INT, MPI_MIN, R.agree);
+    struct edge_req *got = malloc((size_t)p * sizeof *got);
+    if (!got) {
+        tnbc_warn("out of memory while agreeing on a collective");
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    int all = agree(op, p, got);
     R.seq++;
+    if (all && nbop_plan_sends(op, got) != 0) {
+        static int warned;
+        tnbc_warn_once(warned, "%s at %s: block sizes differ between sender and receiver",
+                       tnbc_op_name(a->op), site->id);
+        PMPI_Abort(MPI_COMM_WORLD, 1);   /* the blocking collective would fail too */
+    }
+    free(got);
     if (!all) {
         if (st && !st->warned && ps && ps->on) {
             st->warned = 1;
@@ -277,15 +329,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
         return blocking(a, st);
     }
     release_reused(a);
-    op->guard.layout = &op->layout.recv;
-    op->guard.closed_prot = PROT_NONE;
-    op->guard.flags = GUARD_WAIT_NEIGHBOURS;
-    op->guard.hook = on_guard_event;
-    op->guard.user = op;
-    int armed = op->layout.recv.nsub && tnbc_guard_arm(&op->guard) > 0;
-    for (int i = 0; armed && i < op->layout.recv.nsub; i++)
-        if (atomic_load(&op->sub_done[i]))
-            tnbc_guard_open_sub(&op->guard, i);
+    arm(op, &armed);
     op->site_index = site->index;
     op->entry_tick = entry;
     op->record = st && st->early < R.record_max;
@@ -294,8 +338,12 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     progress_submit(op);
     if (!wait)
         progress_quiesce();        /* out of memory: complete everything */
+    progress_urgent(1);
+    if (op->per_source)
+        nbop_wait_edges(op);
     for (int i = 0; i < nwait; i++)
         nbop_wait_sub(op, wait[i]);
+    progress_urgent(-1);
     free(wait);
     op->return_tick = tnbc_ticks();
     if (st) {

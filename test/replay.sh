@@ -106,6 +106,22 @@ check_bad_profile() {
         { echo "$out"; return 1; }
 }
 
+# Across an emulated cluster: 2 nodes x 2 ranks, shared memory inside a
+# node, TCP over 1 Gbit/s links between them; the node schedule is active.
+CLUSTER=tr$$; CLUSTER=${CLUSTER:0:8}
+check_cluster() {
+    scripts/cluster/tnbc-cluster up -n 2 --slots 2 --rate 1gbit --name "$CLUSTER" || return 1
+    (
+        source "/run/tnbc-cluster/$CLUSTER/env"
+        pipeline cl 4 force "$P/replay/integrity" 21 2 && grep -q 'integrity: ok' "$W/cl.tuned" &&
+            grep -q "^  node tnbc-$CLUSTER-n1" "$W/cl.profile" &&
+            [[ $(early cl alltoall) -gt 0 ]]
+    )
+    local rc=$?
+    scripts/cluster/tnbc-cluster down --name "$CLUSTER" >/dev/null 2>&1
+    return $rc
+}
+
 t_run "integrity, 3 ranks, shared memory" check_shm_3
 t_run "integrity, 4 ranks, shared memory" check_shm_4
 t_run "integrity, 2 ranks, shared memory" check_shm_2
@@ -116,4 +132,11 @@ t_run "Fortran MPI_ALLTOALL" check_fortran
 t_run "fault waits recorded in the summary" check_waits
 t_run "no profile: pass-through" check_no_profile
 t_run "malformed profile: one line, blocking" check_bad_profile
+if [[ $(id -u) -ne 0 ]]; then
+    t_skip "integrity on a 2x2 emulated cluster" "needs root for network namespaces"
+elif ! ip netns list >/dev/null 2>&1; then
+    t_skip "integrity on a 2x2 emulated cluster" "no network namespaces on this kernel"
+else
+    T_TIMEOUT=240 t_run "integrity on a 2x2 emulated cluster (TCP between nodes)" check_cluster
+fi
 t_summary
