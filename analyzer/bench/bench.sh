@@ -12,7 +12,7 @@ mkdir -p "$(dirname "$out")"
 {
     echo "# tnbc-analyze on synthetic alltoall traces (analyzer/bench/mkbig.py), $(date -u +%FT%TZ)"
     echo "# ranks sites calls/site/rank sub-messages db_MB | wall_s user_s maxrss_KB profile_KB"
-    for cfg in "64 4 8" "256 1 8" "512 1 8"; do
+    for cfg in "64 4 8" "256 1 8" "512 1 8" "1024 1 8"; do
         read -r r s c <<<"$cfg"
         /usr/bin/python3 analyzer/bench/mkbig.py "$W/t.db" "$r" "$s" "$c"
         best=""
