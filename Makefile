@@ -44,7 +44,7 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -c $< -o $@
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)
 
 demo: deps
 	@$(MAKE) --no-print-directory all

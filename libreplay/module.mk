@@ -17,3 +17,21 @@ BENCH_SUITES += tnbc
 .PHONY: bench-tnbc
 bench-tnbc: $(REPLAY_LIB) $(TRACE_LIB) $(MERGE_BIN) $(ANALYZER_BIN) $(BENCH_BINS)
 	@BUILD=$(BUILD) bench/tnbc-bench.sh
+
+# Costs of the runtime's choices: landing through /proc/self/mem, and the
+# pass-through overhead with no profile.
+REPLAY_BENCH_BINS := $(BUILD)/libreplay/bench/land_cost $(BUILD)/libreplay/bench/coll_loop
+
+$(BUILD)/libreplay/bench/land_cost: $(BUILD)/libreplay/bench/land_cost.o $(BUILD)/libreplay/land.o
+	$(CC) -o $@ $^ $(LDFLAGS)
+
+$(BUILD)/libreplay/bench/land_cost.o: CFLAGS += -Ilibreplay
+
+$(BUILD)/libreplay/bench/coll_loop: $(BUILD)/libreplay/bench/coll_loop.o
+	$(MPICC) -o $@ $^ $(LDFLAGS)
+
+ALL_TARGETS  += $(REPLAY_BENCH_BINS)
+BENCH_SUITES += replay
+.PHONY: bench-replay
+bench-replay: $(REPLAY_BENCH_BINS) $(REPLAY_LIB)
+	@BUILD=$(BUILD) libreplay/bench/replay_costs.sh

@@ -155,6 +155,20 @@ static void add_part(struct nbop *op, enum step_kind kind, int sub, int peer, en
     *s = (struct step){ .kind = kind, .sub = sub, .part = part, .peer = peer,
                         .prio = part == PART_BODY ? (prio < 0 ? INT_MAX : prio) : INT_MIN,
                         .buf = buf, .offset = offset, .count = bytes, .type = MPI_BYTE };
+    atomic_store(&s->ready, kind != STEP_SEND);
+    if (kind == STEP_SEND)      /* the same place in the caller's buffer */
+        s->src = (const char *)op->a.sendbuf + (buf - op->vsend);
+}
+
+void nbop_copy_sends(struct nbop *op)
+{
+    for (int i = 0; i < op->nsteps; i++) {
+        struct step *s = &op->steps[i];
+        if (s->kind != STEP_SEND || atomic_load(&s->ready))
+            continue;
+        memcpy(s->buf, s->src, (size_t)s->count);
+        atomic_store_explicit(&s->ready, 1, memory_order_release);
+    }
 }
 
 /* alltoall(v), allgather(v), gather(v): point-to-point on the private
@@ -180,7 +194,8 @@ static const char *per_source(struct nbop *op, const struct tnbc_profile_site *s
         return "out of memory";
     if (op->layout.recv.nsub && !mirror(&op->layout.recv, a->recvbuf, &op->shadow, 0))
         return "out of memory";
-    if (!in_place && !(op->vsend = mirror(&op->layout.send, a->sendbuf, &op->sendcopy, 1)))
+    /* The send copy is filled later, part by part (nbop_copy_sends). */
+    if (!in_place && !(op->vsend = mirror(&op->layout.send, a->sendbuf, &op->sendcopy, 0)))
         return "out of memory";
     for (int i = 0; i < p; i++)
         op->want[i].vote = 1;

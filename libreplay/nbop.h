@@ -40,6 +40,8 @@ struct step {
     int sub;              /* receive sub-message it completes; -1 for sends */
     int part;             /* PART_BODY, or an edge part received before return */
     int gated;            /* a send that waits for the node's token */
+    const char *src;      /* sends: the bytes in the caller's buffer */
+    atomic_int ready;     /* sends: copied into the private buffer */
     int peer;
     int prio;             /* 0 = first */
     char *buf;            /* shadow or send copy, where this part starts */
@@ -87,6 +89,10 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
 /* Per-source operations: adds the send steps, split as each destination
  * asked (got[d] is destination d's request). Returns 0, or -1. */
 int nbop_plan_sends(struct nbop *op, const struct edge_req *got);
+/* Copies the send parts from the caller's buffer into the private copy,
+ * highest priority first, releasing each to the progress thread as soon as
+ * it is copied (the design overlaps the copy with the first blocks). */
+void nbop_copy_sends(struct nbop *op);
 /* The tag a point-to-point step travels with. */
 int nbop_step_tag(const struct nbop *op, const struct step *s);
 /* Blocks until every head/tail part has landed. */

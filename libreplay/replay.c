@@ -336,6 +336,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     int nwait;
     int *wait = unguarded_subs(op, armed, &nwait);
     progress_submit(op);
+    nbop_copy_sends(op);
     if (!wait)
         progress_quiesce();        /* out of memory: complete everything */
     progress_urgent(1);
