@@ -62,36 +62,23 @@ static int traced_chunks(const struct an_site *s)
     return m;
 }
 
-static int by_ord(const void *a, const void *b)
-{
-    const struct an_sub *x = *(const struct an_sub *const *)a, *y = *(const struct an_sub *const *)b;
-    return x->ord < y->ord ? -1 : x->ord > y->ord;
-}
-
 /* A call's touched blocks in first-touch order; traced chunks are mapped
  * onto the profile's m chunks (chunk c of mt lands in the chunk holding its
  * middle), keeping each chunk's first touch. */
 static int make_sample(const struct an_call *c, int chunked, int m, int nsub,
                        struct an_sample *out)
 {
-    const struct an_sub **t = malloc((size_t)(c->nrecv ? c->nrecv : 1) * sizeof *t);
     char *seen = calloc((size_t)nsub, 1);
     out->seq = malloc((size_t)(nsub ? nsub : 1) * sizeof(int));
     out->rank = c->comm_rank;
     out->k = 0;
-    if (!t || !seen || !out->seq) {
-        free(t);
+    if (!seen || !out->seq) {
         free(seen);
         return -1;
     }
-    int k = 0;
-    for (int i = 0; i < c->nrecv; i++)
-        if (c->subs[i].touched)
-            t[k++] = &c->subs[i];
-    qsort(t, (size_t)k, sizeof *t, by_ord);
     int mt = c->chunks > 0 ? c->chunks : 1;
-    for (int i = 0; i < k; i++) {
-        int b = t[i]->idx;
+    for (int i = 0; i < c->k; i++) {
+        int b = c->seq[i];
         if (chunked)
             b = (int)(((2 * (int64_t)b + 1) * m) / (2 * (int64_t)mt));
         if (b < 0 || b >= nsub || seen[b])
@@ -99,7 +86,6 @@ static int make_sample(const struct an_call *c, int chunked, int m, int nsub,
         seen[b] = 1;
         out->seq[out->k++] = b;
     }
-    free(t);
     free(seen);
     return 0;
 }
@@ -125,7 +111,7 @@ static int site_orders(const struct an_site *s, struct tnbc_profile_site *ps, in
             v[j - 1] = x;
         }
     if (rc == 0)
-        rc = an_orders(v, n, ps->nsub, ps->comm_size, !chunked, ps);
+        rc = an_orders(v, n, ps->nsub, !chunked, ps);
     for (int i = 0; i < n; i++)
         free(v[i].seq);
     free(v);
@@ -164,9 +150,6 @@ static char *receivers(const struct an_site *s, const struct tnbc_profile_site *
 static int site_vhash(const struct an_site *s, struct tnbc_profile_site *ps)
 {
     int N = ps->comm_size;
-    int64_t *cur = malloc((size_t)N * sizeof *cur);
-    if (!cur)
-        return -1;
     for (int i = 0; i < s->ncalls;) {
         int j = i, ok = 1, have = 0;
         uint64_t h = 0;
@@ -174,13 +157,11 @@ static int site_vhash(const struct an_site *s, struct tnbc_profile_site *ps)
             const struct an_call *c = &s->calls[j];
             if (!receives(c))
                 continue;
-            if (c->nrecv != N || c->comm_size != N) {
+            if (!c->sizes_known || c->comm_size != N) {
                 ok = 0;
                 continue;
             }
-            for (int k = 0; k < N; k++)
-                cur[k] = c->subs[k].bytes;
-            uint64_t hk = tnbc_profile_vhash(cur, N);
+            uint64_t hk = c->vhash;
             ok &= !have || hk == h;
             h = hk;
             have = 1;
@@ -188,16 +169,13 @@ static int site_vhash(const struct an_site *s, struct tnbc_profile_site *ps)
         int r = s->calls[i].comm_rank;
         if (ok && have && r < N) {
             if (!ps->vhash && (!(ps->vhash = malloc((size_t)N * sizeof *ps->vhash)) ||
-                               !(ps->vhash_rank = malloc((size_t)N * sizeof(int))))) {
-                free(cur);
+                               !(ps->vhash_rank = malloc((size_t)N * sizeof(int)))))
                 return -1;
-            }
             ps->vhash_rank[ps->nvhash] = r;
             ps->vhash[ps->nvhash++] = h;
         }
         i = j;
     }
-    free(cur);
     return 0;
 }
 
@@ -246,7 +224,7 @@ static int site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile
         return -1;
     if (is_v_op(s->op) && site_vhash(s, ps) < 0)
         return -1;
-    an_decide(s, ps, sub_bytes(s, ps), bad[0] ? bad : NULL);
+    an_decide(ps, sub_bytes(s, ps), bad[0] ? bad : NULL);
     return ps->reason ? 0 : -1;
 }
 

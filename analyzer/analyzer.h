@@ -43,7 +43,8 @@ struct an_trace {
     struct an_rank *ranks; /* [world_size] */
 };
 
-/* One receive sub-message of a traced call. */
+/* One receive sub-message of a traced call, as read; only while its call
+ * is being read: the call keeps a digest (an_call_digest). */
 struct an_sub {
     int idx;
     int64_t bytes;
@@ -57,8 +58,14 @@ struct an_call {
     int64_t call_id;
     int rank, invocation, comm_size, comm_rank, root, nsub, chunks;
     int64_t send_bytes, recv_bytes, block_bytes, entry_tsc, return_tsc;
-    int nrecv;
-    struct an_sub *subs; /* [nrecv], sorted by idx */
+    /* Digest of the receive sub-messages (digest.c), so that memory grows
+     * with the touched blocks, not with every row of the trace. */
+    int nrecv;           /* receive sub-messages recorded */
+    int k;               /* of which touched by the code */
+    int *seq;            /* [k] their indices, first touched first */
+    double tcurc_ns, rcrc, tinit_ns; /* this call's model terms (model.c) */
+    int sizes_known;     /* nrecv == nsub with indices 0..nsub-1 */
+    uint64_t vhash;      /* tnbc_profile_vhash of the sizes when known */
 };
 
 struct an_site {
@@ -93,10 +100,15 @@ void an_agreement(const struct an_sample *v, int n, const int *order, int nsub,
                   struct an_agreement *out);
 int an_borda(const struct an_sample *v, int n, int nsub, int *order_out);
 /* Fill site order, agreement, order kind and per-rank orders. */
-int an_orders(const struct an_sample *v, int n, int nsub, int comm_size, int per_rank,
+int an_orders(const struct an_sample *v, int n, int nsub, int per_rank,
               struct tnbc_profile_site *ps);
 
+/* digest.c: fill c's digest from its n sub-messages (sorted by idx). */
+int an_call_digest(const struct an_trace *t, struct an_call *c, struct an_sub *subs, int n);
+
 /* model.c */
+void an_call_terms(const struct an_call *c, const struct an_sub *subs, int n,
+                   const struct an_rank *r, double *tcurc_ns, double *rcrc, double *tinit_ns);
 struct an_model_in {
     double tcomm_ns, dcomm, tcurc_ns, rcrc, tinit_ns;
 };
@@ -106,8 +118,7 @@ double an_median(double *v, int n);
 
 /* decide.c */
 int an_chunks(int64_t block_bytes, int traced_chunks);
-void an_decide(const struct an_site *s, struct tnbc_profile_site *ps, int64_t sub_bytes,
-               const char *inconsistent);
+void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inconsistent);
 
 /* prio.c */
 int an_priorities(struct tnbc_profile_site *ps, const char *receives);

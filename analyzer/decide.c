@@ -47,11 +47,21 @@ static const char *regime_words(char r)
     }
 }
 
-void an_decide(const struct an_site *s, struct tnbc_profile_site *ps, int64_t sub_bytes,
-               const char *inconsistent)
+/* What the reason should say about the order the priorities follow. */
+static const char *order_note(const struct tnbc_profile_site *ps)
+{
+    if (ps->samples == 0)
+        return "";
+    if (ps->order_kind == TNBC_ORDER_DEFAULT)
+        return "; no stable read order across ranks and calls: default order";
+    if (ps->order_kind == TNBC_ORDER_PER_RANK)
+        return "; ranks read in different orders: per-rank priorities";
+    return "";
+}
+
+void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inconsistent)
 {
     const struct tnbc_model *m = &ps->model;
-    (void)s;
     ps->on = 0;
     if (inconsistent) {
         ps->reason = reason_fmt("%s", inconsistent);
@@ -72,10 +82,11 @@ void an_decide(const struct an_site *s, struct tnbc_profile_site *ps, int64_t su
     } else {
         ps->on = 1;
         ps->reason = reason_fmt(
-            "regime %c (%s): saves %.1f us per call, %.0f%% of Tcomm%s", m->regime,
+            "regime %c (%s): saves %.1f us per call, %.0f%% of Tcomm%s%s", m->regime,
             regime_words(m->regime), m->toverlap_ns / 1e3,
             m->tcomm_ns > 0 ? 100.0 * m->toverlap_ns / m->tcomm_ns : 0.0,
             sub_bytes < AN_SMALL_BYTES ? "; small sub-messages (< 4 KB): guard costs weigh"
-                                       : "");
+                                       : "",
+            order_note(ps));
     }
 }

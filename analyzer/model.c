@@ -58,12 +58,12 @@ void an_model_eval(const struct an_model_in *in, int64_t calls, struct tnbc_mode
 
 /* Bytes of the touched blocks but the last, over the time from the first
  * touch to the last: the rate the code after the call eats received data. */
-static double call_rcrc(const struct an_call *c, double hz)
+static double call_rcrc(const struct an_sub *subs, int n, double hz)
 {
     int64_t t0 = 0, t1 = 0, last_bytes = 0, bytes = 0;
     int k = 0;
-    for (int i = 0; i < c->nrecv; i++) {
-        const struct an_sub *u = &c->subs[i];
+    for (int i = 0; i < n; i++) {
+        const struct an_sub *u = &subs[i];
         if (!u->touched)
             continue;
         bytes += u->bytes;
@@ -81,12 +81,12 @@ static double call_rcrc(const struct an_call *c, double hz)
 }
 
 /* Return -> first touch (or first release that needs the data). */
-static double call_tcurc(const struct an_call *c, double hz)
+static double call_tcurc(const struct an_call *c, const struct an_sub *subs, int n, double hz)
 {
     int found = 0;
     int64_t first = 0;
-    for (int i = 0; i < c->nrecv; i++) {
-        const struct an_sub *u = &c->subs[i];
+    for (int i = 0; i < n; i++) {
+        const struct an_sub *u = &subs[i];
         if ((u->touched || u->need) && (!found || u->tsc < first)) {
             first = u->tsc;
             found = 1;
@@ -101,12 +101,13 @@ static double call_tcurc(const struct an_call *c, double hz)
 /* Early-return cost: send copy, protect + unprotect of each guarded
  * sub-message, one fault per touched one, and the edge pages' share of the
  * communication, which must finish before returning. */
-static double call_tinit(const struct an_call *c, const struct an_rank *r, double tcomm)
+static double call_tinit(const struct an_call *c, const struct an_sub *subs, int n,
+                         const struct an_rank *r, double tcomm)
 {
     int nguard = 0, ntouch = 0;
     int64_t edge = 0;
-    for (int i = 0; i < c->nrecv; i++) {
-        const struct an_sub *u = &c->subs[i];
+    for (int i = 0; i < n; i++) {
+        const struct an_sub *u = &subs[i];
         nguard += u->guard == 'g' || u->guard == 'p';
         ntouch += u->touched;
         if (u->guard == 'e')
@@ -116,6 +117,20 @@ static double call_tinit(const struct an_call *c, const struct an_rank *r, doubl
     double guard = 2.0 * nguard * r->mprotect_ns + ntouch * r->fault_ns;
     double edges = c->recv_bytes > 0 ? tcomm * (double)edge / (double)c->recv_bytes : 0;
     return copy + guard + edges;
+}
+
+static double call_tcomm(const struct an_call *c, const struct an_rank *r)
+{
+    double ns = (double)(c->return_tsc - c->entry_tsc) / r->tsc_hz * 1e9;
+    return ns > 0 ? ns : 0;
+}
+
+void an_call_terms(const struct an_call *c, const struct an_sub *subs, int n,
+                   const struct an_rank *r, double *tcurc_ns, double *rcrc, double *tinit_ns)
+{
+    *tcurc_ns = call_tcurc(c, subs, n, r->tsc_hz);
+    *rcrc = call_rcrc(subs, n, r->tsc_hz);
+    *tinit_ns = call_tinit(c, subs, n, r, call_tcomm(c, r));
 }
 
 int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc_model *m)
@@ -131,12 +146,11 @@ int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc
         const struct an_rank *r = &t->ranks[c->rank];
         if (c->nrecv == 0 || c->recv_bytes <= 0)
             continue; /* e.g. a gather's non-root: nothing to overlap with data */
-        double tcomm = (double)(c->return_tsc - c->entry_tsc) / r->tsc_hz * 1e9;
-        tc[n] = tcomm > 0 ? tcomm : 0;
+        tc[n] = call_tcomm(c, r);
         dc[n] = (double)c->recv_bytes;
-        cu[n] = call_tcurc(c, r->tsc_hz);
-        rc[n] = call_rcrc(c, r->tsc_hz);
-        ti[n] = call_tinit(c, r, tc[n]);
+        cu[n] = c->tcurc_ns;
+        rc[n] = c->rcrc;
+        ti[n] = c->tinit_ns;
         n++;
     }
     if (n > 0) {

@@ -2,7 +2,7 @@
 # (profile library, analyzer on hand-made traces, report, bounded fuzz run).
 
 ANALYZER_SRCS := analyzer/main.c analyzer/tracedb.c analyzer/order.c analyzer/model.c \
-                 analyzer/decide.c analyzer/prio.c analyzer/analyze.c
+                 analyzer/decide.c analyzer/prio.c analyzer/analyze.c analyzer/digest.c
 ANALYZER_OBJS := $(call objs,analyzer,$(ANALYZER_SRCS))
 ANALYZER_BIN  := $(BUILD)/bin/tnbc-analyze
 ANALYZER_TEST := $(BUILD)/analyzer/test/test_profile
@@ -22,5 +22,12 @@ $(ANALYZER_TEST): $(BUILD)/analyzer/test/test_profile.o $(BUILD)/lib/libtnbc-pro
 	$(CC) $(LDFLAGS) $^ -lcmocka -lm -o $@
 
 .PHONY: check-analyzer
-check-analyzer: $(ANALYZER_BIN) $(ANALYZER_TEST)
+# The end-to-end tests also trace a real program (libtrace, test/).
+check-analyzer: $(ANALYZER_BIN) $(ANALYZER_TEST) $(BUILD)/lib/libtnbc-trace.so \
+                $(BUILD)/bin/tnbc-merge $(BUILD)/test/trace/access_order
 	@BUILD=$(BUILD) FUZZ_BIN=$(FUZZ_BIN) bash analyzer/test/run.sh
+
+BENCH_SUITES += analyzer
+.PHONY: bench-analyzer
+bench-analyzer: $(ANALYZER_BIN)
+	@BUILD=$(BUILD) bash analyzer/bench/bench.sh

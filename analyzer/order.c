@@ -171,11 +171,10 @@ static int rank_orders(const struct an_sample *v, int n, int nsub, const int *sh
 }
 
 /* v must be grouped by rank (the communicator rank). */
-int an_orders(const struct an_sample *v, int n, int nsub, int comm_size, int per_rank,
+int an_orders(const struct an_sample *v, int n, int nsub, int per_rank,
               struct tnbc_profile_site *ps)
 {
     struct an_agreement ag;
-    (void)comm_size;
     ps->order = malloc((size_t)(nsub ? nsub : 1) * sizeof *ps->order);
     if (!ps->order || an_borda(v, n, nsub, ps->order) < 0)
         return -1;

@@ -35,6 +35,17 @@ static int prepare(struct an_trace *t, const char *sql, sqlite3_stmt **st, char 
                 sqlite3_errmsg(t->db));
 }
 
+/* A statement over one site's rows: ?1 = site, ?2 = op. */
+static int prepare_site(struct an_trace *t, const struct an_site *s, const char *sql,
+                        sqlite3_stmt **st, char *err, size_t errlen)
+{
+    if (prepare(t, sql, st, err, errlen) < 0)
+        return -1;
+    sqlite3_bind_text(*st, 1, s->site, -1, SQLITE_STATIC);
+    sqlite3_bind_text(*st, 2, s->op, -1, SQLITE_STATIC);
+    return 0;
+}
+
 static int check_schema(struct an_trace *t, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
@@ -195,15 +206,13 @@ int an_trace_sites(struct an_trace *t, char ***sites, char ***ops, int *n, char 
 static int load_calls(struct an_trace *t, struct an_site *s, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (prepare(t,
-                "SELECT call_id, rank, invocation, comm_size, comm_rank, root, send_bytes, "
-                "recv_bytes, block_bytes, nsub, chunks, entry_tsc, return_tsc FROM call "
-                "WHERE site=?1 AND op=?2 AND rank IN (SELECT rank FROM run WHERE "
-                "mode='trace') ORDER BY rank, invocation",
-                &st, err, errlen) < 0)
+    if (prepare_site(t, s,
+                     "SELECT call_id, rank, invocation, comm_size, comm_rank, root, "
+                     "send_bytes, recv_bytes, block_bytes, nsub, chunks, entry_tsc, "
+                     "return_tsc FROM call WHERE site=?1 AND op=?2 AND rank IN (SELECT rank "
+                     "FROM run WHERE mode='trace') ORDER BY rank, invocation, call_id",
+                     &st, err, errlen) < 0)
         return -1;
-    sqlite3_bind_text(st, 1, s->site, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, s->op, -1, SQLITE_STATIC);
     int cap = 0, rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (s->ncalls == cap) {
@@ -285,13 +294,8 @@ static int is_need(const char *how)
     return 0;
 }
 
-static int add_sub(struct an_call *c, sqlite3_stmt *st)
+static void read_sub(struct an_sub *u, sqlite3_stmt *st)
 {
-    if (c->nrecv >= c->nsub || c->nrecv >= (1 << 20))
-        return -1; /* more sub-messages than the call declares */
-    if (!c->subs && !(c->subs = calloc((size_t)c->nsub, sizeof *c->subs)))
-        return -1;
-    struct an_sub *u = &c->subs[c->nrecv++];
     u->idx = sqlite3_column_int(st, 1);
     u->bytes = sqlite3_column_int64(st, 2);
     u->guard = guard_code((const char *)sqlite3_column_text(st, 3));
@@ -301,51 +305,94 @@ static int add_sub(struct an_call *c, sqlite3_stmt *st)
     u->ord = sqlite3_column_int64(st, 4);
     u->tsc = sqlite3_column_int64(st, 5);
     u->need = sqlite3_column_type(st, 5) != SQLITE_NULL && is_need(how);
+}
+
+/* Rows come call by call (sorted by idx within a call): each call's rows
+ * are gathered in one scratch array and digested when the next call starts. */
+struct sub_batch {
+    struct an_call *call;
+    struct an_sub *subs;
+    int n, cap;
+};
+
+static int batch_flush(const struct an_trace *t, struct sub_batch *b)
+{
+    int rc = b->call ? an_call_digest(t, b->call, b->subs, b->n) : 0;
+    b->call = NULL;
+    b->n = 0;
+    return rc;
+}
+
+static int batch_add(const struct an_trace *t, struct sub_batch *b, struct an_call *c,
+                     sqlite3_stmt *st)
+{
+    if (c != b->call) {
+        if (batch_flush(t, b) < 0 || c->seq)
+            return -1; /* out of memory, or the call's rows came apart */
+        b->call = c;
+    }
+    if (b->n >= c->nsub)
+        return -1; /* more sub-messages than the call declares */
+    if (b->n == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 1024;
+        struct an_sub *n = realloc(b->subs, (size_t)cap * sizeof *n);
+        if (!n)
+            return -1;
+        b->subs = n;
+        b->cap = cap;
+    }
+    read_sub(&b->subs[b->n++], st);
     return 0;
 }
 
 static int load_subs(struct an_trace *t, struct an_site *s, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (prepare(t,
-                "SELECT s.call_id, s.idx, s.bytes, s.guard, t.ord, t.tsc, t.how "
-                "FROM call c JOIN submsg s ON s.call_id=c.call_id AND s.side='recv' "
-                "LEFT JOIN touch t ON t.call_id=s.call_id AND t.side='recv' AND t.idx=s.idx "
-                "WHERE c.site=?1 AND c.op=?2 AND c.rank IN (SELECT rank FROM run WHERE "
-                "mode='trace') ORDER BY c.rank, c.invocation, s.idx",
-                &st, err, errlen) < 0)
+    if (prepare_site(t, s,
+                     "SELECT s.call_id, s.idx, s.bytes, s.guard, t.ord, t.tsc, t.how "
+                     "FROM call c JOIN submsg s ON s.call_id=c.call_id AND s.side='recv' "
+                     "LEFT JOIN touch t ON t.call_id=s.call_id AND t.side='recv' AND "
+                     "t.idx=s.idx WHERE c.site=?1 AND c.op=?2 AND c.rank IN (SELECT rank "
+                     "FROM run WHERE mode='trace') ORDER BY c.rank, c.invocation, c.call_id, s.idx",
+                     &st, err, errlen) < 0)
         return -1;
-    sqlite3_bind_text(st, 1, s->site, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, s->op, -1, SQLITE_STATIC);
     int rc, hint = 0;
+    struct sub_batch b = {0};
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         struct an_call *c = find_call(s, id, &hint);
         if (!c)
             continue; /* cannot happen: same filter as load_calls */
         int idx = sqlite3_column_int(st, 1);
-        if (idx < 0 || idx >= c->nsub || add_sub(c, st) < 0) {
+        if (idx < 0 || idx >= c->nsub || batch_add(t, &b, c, st) < 0) {
             sqlite3_finalize(st);
+            free(b.subs);
             return terr(t, err, errlen,
-                        "call %lld: receive sub-message %d outside its %d sub-messages",
+                        "call %lld: receive sub-message %d outside its %d sub-messages "
+                        "(or out of memory)",
                         (long long)id, idx, c->nsub);
         }
     }
     sqlite3_finalize(st);
+    int bad = batch_flush(t, &b);
+    free(b.subs);
+    for (int i = 0; i < s->ncalls && !bad; i++) /* calls without receive rows */
+        if (!s->calls[i].seq)
+            bad = an_call_digest(t, &s->calls[i], NULL, 0);
     if (rc != SQLITE_DONE)
         return terr(t, err, errlen, "reading sub-messages: %s", sqlite3_errmsg(t->db));
+    if (bad)
+        return terr(t, err, errlen, "out of memory digesting sub-messages");
     return 0;
 }
 
 static void load_site_counts(struct an_trace *t, struct an_site *s)
 {
     sqlite3_stmt *st;
+    char ignored[8];
     s->site_calls = s->site_traced = 0;
-    if (sqlite3_prepare_v2(t->db, "SELECT max(calls), max(traced) FROM site WHERE site=?1 "
-                                  "AND op=?2",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, s->site, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, s->op, -1, SQLITE_STATIC);
+    if (prepare_site(t, s, "SELECT max(calls), max(traced) FROM site WHERE site=?1 AND op=?2",
+                     &st, ignored, sizeof ignored) == 0) {
         if (sqlite3_step(st) == SQLITE_ROW) {
             s->site_calls = sqlite3_column_int64(st, 0);
             s->site_traced = sqlite3_column_int64(st, 1);
@@ -382,7 +429,7 @@ int an_site_load(struct an_trace *t, const char *site, const char *op, struct an
 void an_site_free(struct an_site *s)
 {
     for (int i = 0; i < s->ncalls; i++)
-        free(s->calls[i].subs);
+        free(s->calls[i].seq);
     free(s->calls);
     free(s->site);
     free(s->op);

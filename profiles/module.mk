@@ -29,4 +29,5 @@ $(FUZZ_BIN): profiles/fuzz/fuzz_profile.c $(PROFILE_SRCS) profiles/profile.h
 fuzz-profile: $(FUZZ_BIN)
 	@mkdir -p $(FUZZ_CORPUS)
 	$(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -timeout=5 -rss_limit_mb=1024 \
+	    -artifact_prefix=$(BUILD)/fuzz/ \
 	    -dict=profiles/fuzz/profile.dict $(FUZZ_CORPUS) profiles/fuzz/seeds

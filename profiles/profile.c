@@ -99,9 +99,13 @@ static int site_error(const struct tnbc_profile *p, const struct tnbc_profile_si
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    if (err && errlen)
+    if (err && errlen) {
         snprintf(err, errlen, "%s:%d: site %s %s: %s; running it blocking",
                  p && p->path ? p->path : "(profile)", s->line, s->site, s->op, what);
+        for (char *c = err; *c; c++) /* site ids may hold any decoded byte */
+            if ((unsigned char)*c < ' ' || *c == 0x7f)
+                *c = '?';
+    }
     return -1;
 }
 

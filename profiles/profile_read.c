@@ -40,8 +40,13 @@ static int fail(struct reader *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    if (r->err && r->errlen)
+    if (r->err && r->errlen) {
         snprintf(r->err, r->errlen, "%s:%d: %s", r->name, r->line, what);
+        /* Quoted input may hold any byte: keep the message one printable line. */
+        for (char *c = r->err; *c; c++)
+            if ((unsigned char)*c < ' ' || *c == 0x7f)
+                *c = '?';
+    }
     r->failed = 1;
     return -1;
 }
@@ -194,7 +199,8 @@ static int unescape(struct reader *r, char *s, const char *what)
         unsigned v;
         if (!p[1] || !p[2] || sscanf(p + 1, "%2x", &v) != 1 || v == 0 ||
             !strchr("0123456789abcdefABCDEF", p[1]) || !strchr("0123456789abcdefABCDEF", p[2]))
-            return fail(r, "%s: bad %%-escape in '%s'", what, s);
+            return fail(r, "%s: bad %%-escape at byte %d (want %%XX, two hex digits, not %%00)",
+                        what, (int)(p - s) + 1);
         *o++ = (char)v;
         p += 2;
     }

@@ -120,6 +120,18 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* Replace the first occurrence of `from` in the good profile by `to`. */
+static char *mutate(const char *from, const char *to)
+{
+    const char *at = strstr(good, from);
+    if (!at)
+        fail_msg("fixture lacks '%s'", from);
+    size_t n = strlen(good) - strlen(from) + strlen(to) + 1;
+    char *s = malloc(n);
+    snprintf(s, n, "%.*s%s%s", (int)(at - good), good, to, at + strlen(from));
+    return s;
+}
+
 static void test_fields(void **state)
 {
     (void)state;
@@ -230,18 +242,15 @@ static void test_check(void **state)
     assert_non_null(strstr(err, "good.profile:41: site app+0x99 alltoallv: per-source sizes"));
     assert_int_equal(tnbc_profile_check(p, NULL, 4, 0, 0, NULL, err, sizeof err), -1);
     tnbc_profile_free(p);
-}
-
-/* Replace the first occurrence of `from` in the good profile by `to`. */
-static char *mutate(const char *from, const char *to)
-{
-    const char *at = strstr(good, from);
-    if (!at)
-        fail_msg("fixture lacks '%s'", from);
-    size_t n = strlen(good) - strlen(from) + strlen(to) + 1;
-    char *s = malloc(n);
-    snprintf(s, n, "%.*s%s%s", (int)(at - good), good, to, at + strlen(from));
-    return s;
+    /* A site id with a decoded newline still gives a one-line message. */
+    char *text = mutate("site app+0x1a2b alltoall", "site app%0A+0x1a2b alltoall");
+    p = tnbc_profile_parse(text, strlen(text), "nl.profile", err, sizeof err);
+    assert_non_null(p);
+    assert_int_equal(tnbc_profile_check(p, &p->sites[0], 2, 0, 0, NULL, err, sizeof err), -1);
+    assert_null(strchr(err, '\n'));
+    assert_non_null(strstr(err, "site app?+0x1a2b alltoall"));
+    tnbc_profile_free(p);
+    free(text);
 }
 
 struct bad {
@@ -257,6 +266,9 @@ static const struct bad bads[] = {
     {"world_size 4", "world_size four", "3: world_size: 'four' is not an integer"},
     {"world_size 4", "world_size 0", "3: world_size: 0 is outside 1..1048576"},
     {"source run%20one.db", "source run%2", "4: source: bad %-escape"},
+    /* found by the fuzzer: a decoded newline must not reach the message */
+    {"source run%20one.db", "source run%0AAAA%f_", "4: source: bad %-escape at byte 10"},
+    {"world_size 4", "world_size 4\x01", "3: world_size: '4?' is not an integer"},
     {"  comm_size 4\n  block_bytes 1048576", "  comm_size 5\n  block_bytes 1048576",
      "7: comm_size: 5 is outside 1..4"},
     {"  chunks 0\n  calls 100", "  chunks 2\n  calls 100", "9: chunks: alltoall has one block"},
@@ -359,8 +371,25 @@ static void test_vhash(void **state)
     assert_true(tnbc_profile_vhash(v, 0) == 0xcbf29ce484222325ULL);
 }
 
-int main(void)
+/* `test_profile --rewrite IN OUT`: the strict reader on a profile made by
+ * tnbc-analyze, and the writer on what it read (used by test_analyzer.py). */
+static int rewrite(const char *in, const char *out)
 {
+    char err[TNBC_PROFILE_ERRLEN];
+    struct tnbc_profile *p = tnbc_profile_load(in, err, sizeof err);
+    if (!p || tnbc_profile_write(p, out, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        tnbc_profile_free(p);
+        return 1;
+    }
+    tnbc_profile_free(p);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && strcmp(argv[1], "--rewrite") == 0)
+        return rewrite(argv[2], argv[3]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fields),        cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_priorities),    cmocka_unit_test(test_check),

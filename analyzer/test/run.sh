@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Suite `analyzer`: the profile library (cmocka), tnbc-analyze and
+# tnbc-report on hand-made traces with known answers (TAP), and a bounded
+# libFuzzer run of the profile reader. Run by `make check-analyzer`.
+cd "$(dirname "$0")/../.."
+T_SUITE=analyzer
+source test/lib.sh
+: "${BUILD:=build}"
+
+t_cmocka "$BUILD/analyzer/test/test_profile"
+BUILD=$BUILD t_cmocka analyzer/test/test_analyzer.py
+
+# End to end on a real traced MPI program (libtrace, tnbc-merge):
+# trace -> analyze -> the profile's order, priorities and eq. 3; then report.
+LIB=$PWD/$BUILD/lib/libtnbc-trace.so PROG=$BUILD/test/trace/access_order
+if [[ -f $LIB && -x $BUILD/bin/tnbc-merge && -x $PROG ]]; then
+    W=$(mktemp -d /tmp/tnbc-analyzer-e2e.XXXXXX)
+    PRE=$LIB XENV=()
+    if ldd "$LIB" | grep -q libasan; then # SAN=asan: its runtime must come first
+        PRE=$(gcc -print-file-name=libasan.so):$LIB
+        export ASAN_OPTIONS=detect_leaks=0 # Open MPI's own leaks are not ours
+        XENV=(-x ASAN_OPTIONS)
+    fi
+    e2e() { # OP BLOCK ORDER
+        local d=$W/$1
+        t_mpirun 4 -x LD_PRELOAD="$PRE" "${XENV[@]}" -x TNBC_TRACE_DIR="$d.d" \
+            "$PROG" "$1" "$2" "$3" 3 &&
+            "$BUILD/bin/tnbc-merge" "$d.db" "$d.d" &&
+            "$BUILD/bin/tnbc-analyze" "$d.db" -o "$d.profile" &&
+            analyzer/test/e2e_check.py "$d.profile" "$1" "$3"
+    }
+    t_run "e2e alltoall 4 ranks {3,1,0,2}" e2e alltoall 65536 3,1,0,2
+    t_run "e2e bcast 4 chunks {3,1,2,0}" e2e bcast 65536 3,1,2,0
+    t_run "e2e tnbc-report on the alltoall trace" bash -c \
+        "scripts/tnbc-report '$W/alltoall.db' -p '$W/alltoall.profile' -o '$W/report' &&
+         grep -q 'order (consensus): 3 1 0 2' '$W/report/summary.txt' &&
+         test -s '$W/report/overlap.png' && test -s '$W/report/first-touch-1.png'"
+    # With the replay runtime: predicted against measured on a real run.
+    if [[ -f $BUILD/lib/libtnbc-replay.so && -x scripts/tnbc && -z ${SAN:-} ]]; then
+        t_run "e2e tnbc run + report: predicted vs measured" bash -c \
+            "TNBC_BUILD='$PWD/$BUILD' scripts/tnbc run -p '$W/alltoall.profile' --summary '$W/rep' -- \
+                 mpirun --oversubscribe -np 4 '$PROG' alltoall 65536 3,1,0,2 3 &&
+             scripts/tnbc merge '$W/rep.db' '$W/rep' &&
+             scripts/tnbc-report '$W/alltoall.db' -r '$W/rep.db' -p '$W/alltoall.profile' -o '$W/rr' &&
+             grep -q 'measured (replay)' '$W/rr/summary.txt' &&
+             test -s '$W/rr/predicted-vs-measured.png'"
+    else
+        t_skip "e2e tnbc run + report" "libtnbc-replay.so or scripts/tnbc missing, or a SAN build"
+    fi
+    rm -rf "$W"
+else
+    t_skip "e2e trace -> analyze" "libtrace, tnbc-merge or test/trace/access_order not built"
+fi
+
+# The fuzz target needs clang's libFuzzer runtime; build it here so that
+# `make all` never depends on clang.
+FUZZ_SECONDS=${TNBC_FUZZ_SECONDS:-15}
+if ! command -v clang >/dev/null; then
+    t_skip fuzz-profile "clang not installed (Debian: clang, libclang-rt-14-dev)"
+elif ! make --no-print-directory -s "${FUZZ_BIN:-$BUILD/fuzz/fuzz-profile}" \
+        >"$T_LOGDIR/fuzz-build.log" 2>&1; then
+    if grep -q "cannot find.*libclang_rt.fuzzer\|fuzzer.*No such file" "$T_LOGDIR/fuzz-build.log"; then
+        t_skip fuzz-profile "clang has no libFuzzer runtime (libclang-rt-14-dev)"
+    else
+        t_run fuzz-profile-build bash -c "cat '$T_LOGDIR/fuzz-build.log'; exit 1"
+    fi
+else
+    corpus=$(mktemp -d)
+    t_run "fuzz-profile (${FUZZ_SECONDS}s)" "${FUZZ_BIN:-$BUILD/fuzz/fuzz-profile}" \
+        -max_total_time="$FUZZ_SECONDS" -timeout=5 -rss_limit_mb=1024 \
+        -artifact_prefix="$T_LOGDIR/" \
+        -dict=profiles/fuzz/profile.dict "$corpus" profiles/fuzz/seeds
+    rm -rf "$corpus"
+fi
+t_summary

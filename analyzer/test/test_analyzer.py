@@ -1,0 +1,565 @@
+#!/usr/bin/python3
+"""tnbc-analyze and tnbc-report on hand-made traces with known answers.
+
+Prints TAP ("ok N - name" / "not ok N - name"), counted by test/lib.sh's
+t_cmocka. Needs BUILD (default build) with tnbc-analyze and test_profile.
+"""
+import importlib.util
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+from importlib.machinery import SourceFileLoader
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import mktrace  # noqa: E402
+
+BUILD = os.path.join(ROOT, os.environ.get("BUILD", "build"))
+ANALYZE = os.path.join(BUILD, "bin", "tnbc-analyze")
+PROFILE_TOOL = os.path.join(BUILD, "analyzer", "test", "test_profile")
+REPORT = os.path.join(ROOT, "scripts", "tnbc-report")
+
+_loader = SourceFileLoader("tnbc_report", REPORT)
+_spec = importlib.util.spec_from_loader("tnbc_report", _loader)
+report = importlib.util.module_from_spec(_spec)
+_loader.exec_module(report)
+
+TMP = tempfile.mkdtemp(prefix="tnbc-analyzer-test-")
+SITE = "app+0x10"
+MB = 1 << 20
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def close(a, b, rel=1e-6, what=""):
+    if math.isinf(a) or math.isinf(b):
+        check(a == b, f"{what}: {a} != {b}")
+    else:
+        check(abs(a - b) <= rel * max(abs(a), abs(b), 1e-9), f"{what}: {a} != {b}")
+
+
+def db(name):
+    return os.path.join(TMP, name + ".db")
+
+
+def analyze(path, expect_rc=0):
+    out = path.replace(".db", ".profile")
+    r = subprocess.run([ANALYZE, path, "-o", out, "-q"], capture_output=True, text=True,
+                       timeout=60)
+    if r.returncode != expect_rc:
+        raise Fail(f"tnbc-analyze exit {r.returncode} (want {expect_rc}): {r.stderr}")
+    if expect_rc:
+        return r
+    # Every profile the analyzer writes must pass the strict C reader, and
+    # writing what it read must give the same bytes (the round trip).
+    again = out + ".again"
+    c = subprocess.run([PROFILE_TOOL, "--rewrite", out, again], capture_output=True,
+                       text=True, timeout=60)
+    check(c.returncode == 0, f"strict reader refused the analyzer's profile: {c.stderr}")
+    with open(out) as a, open(again) as b:
+        check(a.read() == b.read(), "profile changed through read + write")
+    return report.read_profile(out)
+
+
+def site_of(prof, op, site=SITE):
+    for s in prof["sites"]:
+        if s["site"] == site and s["op"] == op:
+            return s
+    raise Fail(f"no site {site} {op} in profile")
+
+
+def ordered_trace(name, orders, n=4, invocations=3, block=MB, hosts=None, **kw):
+    """orders(rank, inv) -> the order rank reads its blocks in."""
+    t = mktrace.Trace(db(name))
+    t.runs(n, hosts=hosts, **kw)
+    for inv in range(invocations):
+        for r in range(n):
+            t.ordered_call(r, SITE, "alltoall", n, block, orders(r, inv), 0, 1_000_000, 0,
+                           50_000)
+    t.close()
+    return analyze(db(name))
+
+
+# ------------------------------------------------------------------ orders
+
+def test_order_forward():
+    s = site_of(ordered_trace("fwd", lambda r, i: [0, 1, 2, 3]), "alltoall")
+    check(s["order_kind"] == "consensus" and s["order"] == [0, 1, 2, 3], s["order"])
+    check((s["identical"], s["tau"], s["samples"]) == (1.0, 1.0, 12), s)
+
+
+def test_order_reverse():
+    s = site_of(ordered_trace("rev", lambda r, i: [3, 2, 1, 0]), "alltoall")
+    check(s["order_kind"] == "consensus" and s["order"] == [3, 2, 1, 0], s["order"])
+    check(s["recv_prio"]["0"] == [3, 2, 1, 0], s["recv_prio"])
+
+
+def test_order_permutation_and_priorities():
+    s = site_of(ordered_trace("perm", lambda r, i: [3, 1, 2, 0]), "alltoall")
+    check(s["order"] == [3, 1, 2, 0] and s["identical"] == 1.0, s["order"])
+    for r in range(4):
+        check(s["recv_prio"][str(r)] == [3, 1, 2, 0], f"recv_prio {r}")
+    # the block every receiver reads first is rank 3's: priority 0 everywhere
+    check(s["send_prio"]["3"] == [0, 0, 0, 0], s["send_prio"])
+    check(s["send_prio"]["0"] == [3, 3, 3, 3], s["send_prio"])
+    check(s["send_prio"]["1"] == [1, 1, 1, 1], s["send_prio"])
+
+
+def test_order_partial_agreement():
+    swapped = [1, 0, 2, 3]
+    s = site_of(ordered_trace("part", lambda r, i: swapped if (r, i) == (2, 3) else [0, 1, 2, 3],
+                              invocations=4), "alltoall")
+    check(s["order_kind"] == "consensus" and s["order"] == [0, 1, 2, 3], s["order"])
+    close(s["identical"], 15 / 16, what="identical")
+    close(s["tau"], (15 + (1 - 2 / 6)) / 16, rel=1e-5, what="tau")
+
+
+def test_order_per_rank():
+    s = site_of(ordered_trace("ranks", lambda r, i: [0, 1, 2, 3] if r < 2 else [3, 2, 1, 0]),
+                "alltoall")
+    check(s["order_kind"] == "per-rank", s["order_kind"])
+    check(s["order"] == [0, 1, 2, 3], f"shared order falls back to default: {s['order']}")
+    check(s["rank_order"] == {2: [3, 2, 1, 0], 3: [3, 2, 1, 0]}, s["rank_order"])
+    close(s["tau"], 0.0, what="tau of the consensus")
+    check("per-rank priorities" in s["reason"], s["reason"])
+    check(s["recv_prio"]["2"] == [3, 2, 1, 0] and s["recv_prio"]["0"] == [0, 1, 2, 3], "recv")
+    # what rank 0 sends to rank 2 is rank 2's last read
+    check(s["send_prio"]["0"] == [0, 0, 3, 3], s["send_prio"]["0"])
+
+
+def test_order_unstable_default():
+    rng = random.Random(7)
+    orders = {}
+
+    def pick(r, i):
+        o = list(range(8))
+        rng.shuffle(o)
+        orders[(r, i)] = o
+        return o
+    s = site_of(ordered_trace("random", pick, n=8, invocations=4, block=8192), "alltoall")
+    check(s["order_kind"] == "default" and s["order"] == list(range(8)), s["order_kind"])
+    check(s["tau"] < 0.8 and s["identical"] < 0.2, (s["tau"], s["identical"]))
+    check(not s["rank_order"], s["rank_order"])
+    check("no stable read order" in s["reason"], s["reason"])
+
+
+def test_order_untouched_blocks():
+    # only blocks 2 and 0 are read; the others stay behind them
+    s = site_of(ordered_trace("untouched", lambda r, i: [2, 0]), "alltoall")
+    check(s["order"][:2] == [2, 0] and sorted(s["order"]) == [0, 1, 2, 3], s["order"])
+    check(s["identical"] == 1.0, s["identical"])
+
+
+# ------------------------------------------------------------------ model
+
+TCOMM = 1_000_000          # ns
+DCOMM = 2 * MB             # 2 blocks of 1 MB
+TINIT = 100_000            # ns, from copy_bw alone
+COPY_BW = DCOMM / (TINIT * 1e-9)
+
+
+def regime_trace(name, tcurc_ns, gap_ns, calls=50):
+    t = mktrace.Trace(db(name))
+    t.runs(2, copy_bw=COPY_BW)
+    for inv in range(3):
+        for r in range(2):
+            t.ordered_call(r, SITE, "alltoall", 2, MB, [0, 1], 0, TCOMM, tcurc_ns, gap_ns)
+    t.site(0, SITE, "alltoall", calls, 3)
+    t.close()
+    return site_of(analyze(db(name)), "alltoall")
+
+
+def check_model(s, regime, toverlap, tcurc, rcrc):
+    m = s["model"]
+    check(m["regime"] == regime, f"regime {m['regime']} != {regime}")
+    close(m["tcomm_ns"], TCOMM, what="tcomm")
+    close(m["dcomm"], DCOMM, what="dcomm")
+    close(m["rcomm"], DCOMM / (TCOMM * 1e-9), rel=1e-8, what="rcomm")
+    close(m["tinit_ns"], TINIT, rel=1e-6, what="tinit")
+    close(m["tcurc_ns"], tcurc, what="tcurc")
+    close(m["rcrc"], rcrc, rel=1e-8, what="rcrc")
+    close(m["toverlap_ns"], toverlap, rel=1e-6, what="toverlap")
+    # eq. 3 on the profile's own numbers
+    crc = 0 if math.isinf(m["rcrc"]) else m["tcomm_ns"] * m["rcomm"] / m["rcrc"]
+    f = min(m["tcomm_ns"] - m["tinit_ns"], m["tcurc_ns"] + crc)
+    close(m["toverlap_ns"], max(0, f), rel=1e-6, what="eq. 3")
+    close(m["saving_call_ns"], m["toverlap_ns"], what="saving per call")
+    close(m["saving_run_ns"], m["toverlap_ns"] * s["calls"], rel=1e-8, what="saving per run")
+    check(s["on"], s["reason"])
+
+
+def test_regime_a_curc_covers_tcomm():
+    s = regime_trace("ra", 1_500_000, 100_000)
+    check_model(s, "a", TCOMM - TINIT, 1_500_000, MB / 100e-6)
+    close(s["model"]["saving_run_ns"], 50 * (TCOMM - TINIT), what="per run, 50 calls")
+
+
+def test_regime_b_no_curc_slow_crc():
+    s = regime_trace("rb", 0, 1_000_000)  # RCRC = 1 MB/ms < Rcomm = 2 MB/ms
+    check_model(s, "b", TCOMM - TINIT, 0, MB / 1e-3)
+
+
+def test_regime_c_no_curc_fast_crc():
+    s = regime_trace("rc", 0, 100_000)  # RCRC = 10 MB/ms: Tcomm*Rcomm/RCRC = 200 us
+    check_model(s, "c", 200_000, 0, MB / 100e-6)
+
+
+def test_regime_d_curc_slow_crc():
+    s = regime_trace("rd", 300_000, 1_000_000)
+    check_model(s, "d", TCOMM - TINIT, 300_000, MB / 1e-3)
+
+
+def test_regime_e_curc_fast_crc():
+    s = regime_trace("re", 300_000, 100_000)  # 300 + 200 us
+    check_model(s, "e", 500_000, 300_000, MB / 100e-6)
+
+
+def test_tinit_terms():
+    # copy 10 us, 3 guarded blocks (protect+unprotect 1 us each, 2 us per
+    # fault, all touched), one 4 KB edge block = 1/4 of 1 ms of communication
+    t = mktrace.Trace(db("tinit"))
+    t.runs(4, copy_bw=16384 / 10e-6, mprotect_ns=1000, fault_ns=2000)
+    for r in range(4):
+        subs = [(0, 4096, "edge", None, None, None)] + [
+            (i, 4096, "guarded", i - 1, TCOMM + 1000 * i, "read") for i in (1, 2, 3)]
+        t.call(r, SITE, "alltoall", 4, 4096, subs, 0, TCOMM)
+    t.close()
+    m = site_of(analyze(db("tinit")), "alltoall")["model"]
+    close(m["tinit_ns"], 10_000 + 6 * 1000 + 3 * 2000 + TCOMM / 4, what="tinit")
+    close(m["rcrc"], 8192 / 2e-6, what="rcrc from touches 1..3")
+
+
+def test_never_touched_and_release():
+    t = mktrace.Trace(db("untch"))
+    t.runs(2, copy_bw=COPY_BW)
+    for r in range(2):
+        t.call(r, SITE, "alltoall", 2, MB, [(0, MB, "guarded", None, None, None),
+                                            (1, MB, "guarded", None, None, None)], 0, TCOMM)
+        t.call(r, "app+0x20", "alltoall", 2, MB,
+               [(0, MB, "guarded", None, TCOMM + 200_000, "release:mpi"),
+                (1, MB, "guarded", None, TCOMM + 200_000, "release:mpi")], 0, TCOMM)
+        t.call(r, "app+0x30", "alltoall", 2, MB,
+               [(0, MB, "guarded", None, TCOMM + 200_000, "release:free"),
+                (1, MB, "guarded", None, None, None)], 0, TCOMM)
+    t.close()
+    p = analyze(db("untch"))
+    m = site_of(p, "alltoall")["model"]
+    check(math.isinf(m["tcurc_ns"]) and m["regime"] == "a", m)
+    close(m["toverlap_ns"], TCOMM - TINIT, what="never read: all CURC")
+    m2 = site_of(p, "alltoall", "app+0x20")["model"]
+    close(m2["tcurc_ns"], 200_000, what="release before an MPI call needs the data")
+    m3 = site_of(p, "alltoall", "app+0x30")["model"]
+    check(math.isinf(m3["tcurc_ns"]), "a free does not need the data")
+
+
+# ------------------------------------------------------------------ decision
+
+def test_decision_tiny_off():
+    s = site_of(ordered_trace("tiny", lambda r, i: [0, 1, 2, 3], block=64), "alltoall")
+    check(not s["on"] and "256 B" in s["reason"] and "64 B" in s["reason"], s["reason"])
+
+
+def test_decision_small_on_with_note():
+    s = site_of(ordered_trace("small", lambda r, i: [0, 1, 2, 3], block=1024), "alltoall")
+    check(s["on"] and "4 KB" in s["reason"], s["reason"])
+
+
+def test_decision_no_overlap():
+    t = mktrace.Trace(db("atonce"))
+    t.runs(2, copy_bw=COPY_BW)
+    for r in range(2):  # both blocks read the instant the call returns
+        t.ordered_call(r, SITE, "alltoall", 2, MB, [0, 1], 0, TCOMM, 0, 0)
+    t.close()
+    s = site_of(analyze(db("atonce")), "alltoall")
+    check(not s["on"] and "at once" in s["reason"], s["reason"])
+    t = mktrace.Trace(db("slowcopy"))
+    t.runs(2, copy_bw=DCOMM / 2e-3)  # copying takes 2 ms > Tcomm
+    for r in range(2):
+        t.ordered_call(r, SITE, "alltoall", 2, MB, [0, 1], 0, TCOMM, 500_000, 100_000)
+    t.close()
+    s = site_of(analyze(db("slowcopy")), "alltoall")
+    check(not s["on"] and "Tinit" in s["reason"], s["reason"])
+    check(s["model"]["toverlap_ns"] == 0, s["model"])
+
+
+def test_decision_varying_comm_size():
+    t = mktrace.Trace(db("varcomm"))
+    t.runs(4)
+    for r in range(4):
+        t.ordered_call(r, SITE, "alltoall", 4, MB, [0, 1, 2, 3], 0, TCOMM, 0, 1000)
+    for r in range(2):
+        t.ordered_call(r, SITE, "alltoall", 2, MB, [0, 1], 0, TCOMM, 0, 1000)
+    t.close()
+    s = site_of(analyze(db("varcomm")), "alltoall")
+    check(not s["on"] and "communicator size varies" in s["reason"], s["reason"])
+
+
+# ------------------------------------------------------------------ ops
+
+def chunked_trace(name, total, order, op="bcast", n=4, m=4):
+    t = mktrace.Trace(db(name))
+    t.runs(n)
+    for inv in range(2):
+        for r in range(n):
+            if r == 0 and op in ("bcast", "reduce"):  # the root receives nothing
+                t.call(r, SITE, op, n, total // m, [], 0, TCOMM, chunks=m, root=0,
+                       send_bytes=total, recv_bytes=0)
+                continue
+            t.ordered_call(r, SITE, op, n, total // m, order, 0, TCOMM, 0, 100_000,
+                           nsub=m, chunks=m, root=0, recv_bytes=total)
+    t.close()
+    return site_of(analyze(db(name)), op)
+
+
+def test_bcast_chunks_order():
+    s = chunked_trace("bcast", MB, [3, 1, 2, 0])
+    check(s["chunks"] == 4 and s["block_bytes"] == MB, (s["chunks"], s["block_bytes"]))
+    check(s["order"] == [3, 1, 2, 0] and s["order_kind"] == "consensus", s["order"])
+    check(s["recv_prio"] == {"*": [3, 1, 2, 0]} and s["send_prio"] == {"*": [3, 1, 2, 0]},
+          (s["recv_prio"], s["send_prio"]))
+    check(s["samples"] == 6, s["samples"])
+
+
+def test_allreduce_fewer_chunks_when_small():
+    # 8 KB in 4 traced chunks of 2 KB -> 2 chunks of 4 KB; chunk 3 (read
+    # first) lies in the second half
+    s = chunked_trace("allred", 8192, [3, 1, 2, 0], op="allreduce")
+    check(s["chunks"] == 2 and s["order"] == [1, 0], (s["chunks"], s["order"]))
+    check(s["recv_prio"]["*"] == [1, 0], s["recv_prio"])
+
+
+def test_node_schedule():
+    s = site_of(ordered_trace("nodes", lambda r, i: [3, 1, 2, 0],
+                              hosts=["A", "A", "B", "B"]), "alltoall")
+    check(s["nodes"] == [("A", [1, 0]), ("B", [3, 2])], s["nodes"])
+    s = site_of(ordered_trace("nodes1", lambda r, i: [3, 1, 2, 0],
+                              hosts=["A", "B", "C", "D"]), "alltoall")
+    check(s["nodes"] == [], "one rank per host: no node schedule")
+
+
+def test_gather_root_only():
+    t = mktrace.Trace(db("gather"))
+    t.runs(4)
+    for inv in range(2):
+        t.ordered_call(0, SITE, "gather", 4, 8192, [2, 0, 3, 1], 0, TCOMM, 0, 10_000, root=0)
+        for r in (1, 2, 3):
+            t.call(r, SITE, "gather", 4, 8192, [], 0, TCOMM, root=0, send_bytes=8192,
+                   recv_bytes=0)
+    t.close()
+    s = site_of(analyze(db("gather")), "gather")
+    check(s["order"] == [2, 0, 3, 1], s["order"])
+    check(s["recv_prio"]["0"] == [1, 3, 0, 2], s["recv_prio"]["0"])
+    check(s["recv_prio"]["1"] == [-1] * 4, s["recv_prio"]["1"])
+    check(s["send_prio"]["2"] == [0, -1, -1, -1], s["send_prio"]["2"])
+    check(s["send_prio"]["1"] == [3, -1, -1, -1], s["send_prio"]["1"])
+
+
+def fnv(sizes):
+    h = 0xcbf29ce484222325
+    for v in sizes:
+        for b in range(8):
+            h ^= (v >> (8 * b)) & 0xff
+            h = (h * 0x100000001b3) & (2**64 - 1)
+    return f"0x{h:016x}"
+
+
+def test_alltoallv_vhash():
+    t = mktrace.Trace(db("v"))
+    t.runs(2)
+    sizes = {0: [[5000, 7000], [5000, 7000]], 1: [[4096, 9000], [4096, 9001]]}
+    for inv in range(2):
+        for r in range(2):
+            sz = sizes[r][inv]
+            subs = [(i, sz[i], "guarded", i, TCOMM + 1000 * i, "read") for i in range(2)]
+            t.call(r, SITE, "alltoallv", 2, -1, subs, 0, TCOMM)
+    t.close()
+    s = site_of(analyze(db("v")), "alltoallv")
+    check(s["block_bytes"] == -1, s["block_bytes"])
+    check(s["vhash"] == {0: fnv([5000, 7000])}, s["vhash"])
+
+
+# ------------------------------------------------------------------ bad traces
+
+def bad_trace(name, mutate):
+    path = db(name)
+    t = mktrace.Trace(path)
+    t.runs(2)
+    t.ordered_call(0, SITE, "alltoall", 2, MB, [0, 1], 0, TCOMM, 0, 1000)
+    t.close()
+    mutate(path)
+    r = analyze(path, expect_rc=1)
+    lines = r.stderr.strip().splitlines()
+    check(len(lines) == 1, f"want one line, got: {r.stderr!r}")
+    check(lines[0].startswith(f"tnbc-analyze: {path}: "), lines[0])
+    return lines[0]
+
+
+def sql(stmt):
+    def run(path):
+        import sqlite3
+        c = sqlite3.connect(path)
+        c.executescript(stmt)
+        c.commit()
+        c.close()
+    return run
+
+
+def test_bad_trace_missing_table():
+    msg = bad_trace("notouch", sql("DROP TABLE touch;"))
+    check("table 'touch' is missing" in msg, msg)
+
+
+def test_bad_trace_schema_version():
+    msg = bad_trace("v2", sql("UPDATE meta SET value='2' WHERE key='schema_version';"))
+    check("schema_version 2" in msg and "version 1" in msg, msg)
+
+
+def test_bad_trace_empty_file():
+    def empty(path):
+        open(path, "w").close()
+    msg = bad_trace("empty", empty)
+    check("table 'meta' is missing" in msg, msg)
+
+
+def test_bad_trace_no_runs():
+    msg = bad_trace("noruns", sql("DELETE FROM run;"))
+    check("empty trace" in msg, msg)
+
+
+def test_bad_trace_not_sqlite():
+    def text(path):
+        with open(path, "w") as f:
+            f.write("this is not a database\n" * 100)
+    msg = bad_trace("text", text)
+    check("not a database" in msg or "not a tnbc trace" in msg, msg)
+
+
+def test_bad_trace_missing_file():
+    path = db("does-not-exist")
+    r = analyze(path, expect_rc=1)
+    check(r.stderr.count("\n") == 1 and "cannot open" in r.stderr, r.stderr)
+
+
+def test_bad_trace_replay_only():
+    msg = bad_trace("replay", sql("UPDATE run SET mode='replay';"))
+    check("no rank ran in trace mode" in msg, msg)
+
+
+def test_bad_trace_bad_column():
+    msg = bad_trace("nocol", sql("ALTER TABLE call DROP COLUMN wait_ns; "
+                                 "ALTER TABLE call RENAME COLUMN nsub TO n;"))
+    check("nsub" in msg, msg)
+
+
+def test_crashed_run_warns():
+    t = mktrace.Trace(db("crash"))
+    t.runs(2, finished=0)
+    for r in range(2):
+        t.ordered_call(r, SITE, "alltoall", 2, MB, [1, 0], 0, TCOMM, 0, 1000)
+    t.close()
+    out = db("crash").replace(".db", ".profile")
+    r = subprocess.run([ANALYZE, db("crash"), "-o", out], capture_output=True, text=True,
+                       timeout=60)
+    check(r.returncode == 0 and "did not reach MPI_Finalize" in r.stderr, r.stderr)
+    check("app+0x10 alltoall: on:" in r.stdout, r.stdout)
+
+
+def test_cli():
+    r = subprocess.run([ANALYZE, "--help"], capture_output=True, text=True, timeout=30)
+    check(r.returncode == 0 and "usage: tnbc-analyze" in r.stdout, r.stdout)
+    r = subprocess.run([ANALYZE], capture_output=True, text=True, timeout=30)
+    check(r.returncode == 2 and "no trace given" in r.stderr, r.stderr)
+    r = subprocess.run([ANALYZE, "x.db"], capture_output=True, text=True, timeout=30)
+    check(r.returncode == 2 and "no -o" in r.stderr, r.stderr)
+
+
+# ------------------------------------------------------------------ report
+
+def is_png(path):
+    with open(path, "rb") as f:
+        return f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_with_replay():
+    ordered_trace("rep", lambda r, i: [3, 1, 2, 0], hosts=["A", "A", "B", "B"])
+    t = mktrace.Trace(db("rep-replay"))
+    t.runs(4, mode="replay")
+    for r in range(4):
+        cid = t.ordered_call(r, SITE, "alltoall", 4, MB, [3, 1, 2, 0], 0, 300_000, 0, 50_000)
+        t.db.execute("UPDATE call SET wait_ns = 100000 WHERE call_id = ?", (cid,))
+    t.close()
+    out = os.path.join(TMP, "report")
+    r = subprocess.run([REPORT, db("rep"), "-r", db("rep-replay"), "-o", out],
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, r.stderr)
+    text = open(os.path.join(out, "summary.txt")).read()
+    for want in ("site app+0x10 alltoall", "order (consensus): 3 1 2 0", "Kendall tau 1.00",
+                 "regime", "decision: ON", "node A: network order 1 0",
+                 "measured (replay)", "hidden 600.0 us"):
+        check(want in text, f"summary lacks '{want}':\n{text}")
+    for png in ("first-touch-0.png", "overlap.png", "predicted-vs-measured.png"):
+        check(is_png(os.path.join(out, png)), f"{png} missing or not a PNG")
+
+
+def test_report_with_profile_and_errors():
+    ordered_trace("rep2", lambda r, i: [0, 1, 2, 3])
+    out = os.path.join(TMP, "report2")
+    prof = db("rep2").replace(".db", ".profile")
+    r = subprocess.run([REPORT, db("rep2"), "-p", prof, "-o", out, "--no-plots"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and "order (consensus): 0 1 2 3" in r.stdout, r.stdout + r.stderr)
+    t = mktrace.Trace(db("rep2v"), schema_version="2")
+    t.runs(1)
+    t.close()
+    r = subprocess.run([REPORT, db("rep2v"), "-o", out], capture_output=True, text=True,
+                       timeout=60)
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "schema_version 2" in r.stderr,
+          r.stderr)
+    bad = os.path.join(TMP, "bad.profile")
+    with open(bad, "w") as f:
+        f.write("tnbc-profile 7\n")
+    r = subprocess.run([REPORT, db("rep2"), "-p", bad, "-o", out], capture_output=True,
+                       text=True, timeout=60)
+    check(r.returncode == 1 and "bad.profile:1: unknown profile version 7" in r.stderr,
+          r.stderr)
+
+
+def main():
+    tests = [(n, f) for n, f in sorted(globals().items(), key=lambda kv: kv[1].__code__.co_firstlineno
+                                        if callable(kv[1]) and hasattr(kv[1], "__code__") else 0)
+             if n.startswith("test_") and callable(f)]
+    print(f"1..{len(tests)}")
+    failed = 0
+    for i, (name, fn) in enumerate(tests, 1):
+        try:
+            fn()
+            print(f"ok {i} - {name}")
+        except Exception as e:  # a test's failure, reported, never fatal
+            failed += 1
+            print(f"not ok {i} - {name}")
+            detail = str(e) if isinstance(e, Fail) else traceback.format_exc()
+            for line in detail.splitlines()[-20:]:
+                print(f"# {line}")
+        sys.stdout.flush()
+    if not failed:
+        shutil.rmtree(TMP, ignore_errors=True)
+    else:
+        print(f"# kept {TMP}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
