@@ -39,7 +39,7 @@ int main(int argc, char **argv)
             continue;
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) bench_usage_error("%s needs a value", a);
-        if (!strcmp(a, "--bytes")) bytes = bench_parse_long(a, v, 8, 1L << 31);
+        if (!strcmp(a, "--bytes")) bytes = bench_parse_long(a, v, 8, 1L << 30);
         else if (!strcmp(a, "--chunks")) chunks = bench_parse_long(a, v, 1, 4096);
         else if (!strcmp(a, "--root")) root = bench_parse_long(a, v, 0, np - 1);
         else if (!strcmp(a, "--tcurc-us")) tcurc_us = bench_parse_double(a, v, 0, 1e9);

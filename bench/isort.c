@@ -16,7 +16,7 @@ struct sorter {
     long nkeys, maxkey, lo, hi;   /* this rank owns keys in [lo, hi) */
     int *keys, *sorted_by_dest, *recv, *hist;
     int *scount, *rcount, *sdispl, *rdispl;
-    long nrecv;
+    long nrecv, recv_cap;
 };
 
 static int owner(const struct sorter *s, long key)
@@ -62,8 +62,11 @@ static double exchange(struct sorter *s)
         off += s->rcount[p];
     }
     s->nrecv = off;
-    if (off > 4 * s->nkeys * (long)s->np)
-        bench_fail("received %ld keys, more than the buffer holds", off);
+    if (off > s->recv_cap) { /* grows in the warm-up iteration, as a real code's would */
+        free(s->recv);
+        s->recv_cap = off + off / 4;
+        s->recv = bench_alloc(sizeof(int) * (size_t)s->recv_cap);
+    }
     MPI_Alltoallv(s->sorted_by_dest, s->scount, s->sdispl, MPI_INT,
                   s->recv, s->rcount, s->rdispl, MPI_INT, MPI_COMM_WORLD);
     return bench_now() - t0;
@@ -146,7 +149,8 @@ int main(int argc, char **argv)
     size_t np = (size_t)s.np;
     s.keys = bench_alloc(sizeof(int) * (size_t)s.nkeys);
     s.sorted_by_dest = bench_alloc(sizeof(int) * (size_t)s.nkeys);
-    s.recv = bench_alloc(sizeof(int) * 4 * (size_t)s.nkeys * np);
+    s.recv_cap = 2 * s.nkeys;
+    s.recv = bench_alloc(sizeof(int) * (size_t)s.recv_cap);
     s.hist = bench_alloc(sizeof(int) * (size_t)(s.hi - s.lo + 1));
     s.scount = bench_alloc(sizeof(int) * np);
     s.rcount = bench_alloc(sizeof(int) * np);
