@@ -27,20 +27,20 @@ static uint64_t chunk_sum(const uint64_t *w, size_t n)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, np, corrupt = 0;
-    long bytes = 4L << 20, chunks = 4, iters = 5, warmup = 1, root = 0;
+    int rank, np;
+    struct bench_common c = { .iters = 5, .warmup = 1 };
+    long bytes = 4L << 20, chunks = 4, root = 0;
     double tcurc_us = 0, crc_us = 0;
     const char *order_spec = "3,1,2,0", *variant = "plain";
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     for (int i = 1; i < argc; i++) {
+        if (bench_common_arg(argc, argv, &i, &c))
+            continue;
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--corrupt")) { corrupt = 1; continue; }
         if (!v) bench_usage_error("%s needs a value", a);
-        if (!strcmp(a, "--bytes")) bytes = bench_parse_long(a, v, 8, 1L << 31);
+        if (!strcmp(a, "--bytes")) bytes = bench_parse_long(a, v, 8, 1L << 30);
         else if (!strcmp(a, "--chunks")) chunks = bench_parse_long(a, v, 1, 4096);
-        else if (!strcmp(a, "--iters")) iters = bench_parse_long(a, v, 1, 100000);
-        else if (!strcmp(a, "--warmup")) warmup = bench_parse_long(a, v, 0, 1000);
         else if (!strcmp(a, "--root")) root = bench_parse_long(a, v, 0, np - 1);
         else if (!strcmp(a, "--tcurc-us")) tcurc_us = bench_parse_double(a, v, 0, 1e9);
         else if (!strcmp(a, "--crc-us")) crc_us = bench_parse_double(a, v, 0, 1e9);
@@ -62,10 +62,9 @@ int main(int argc, char **argv)
 
     size_t words = (size_t)bytes / 8, cw = words / (size_t)chunks;
     uint64_t *buf = bench_alloc((size_t)bytes), *sums = bench_alloc(sizeof(uint64_t) * (size_t)chunks);
-    struct bench_times t = { .iters = (int)iters, .coll = bench_alloc(sizeof(double) * (size_t)iters),
-                             .total = bench_alloc(sizeof(double) * (size_t)iters) };
+    struct bench_times t = bench_times_new(c.iters);
     int ok = 1, ib = !strcmp(variant, "ibcast");
-    for (long it = -warmup; it < iters; it++) {
+    for (long it = -c.warmup; it < c.iters; it++) {
         if (rank == root)
             for (size_t i = 0; i < words; i++)
                 buf[i] = bench_pattern((uint64_t)it, 5, i);
@@ -84,7 +83,7 @@ int main(int argc, char **argv)
             coll = bench_now() - t0;
             bench_busy_us(tcurc_us, NULL, NULL, 0);
         }
-        if (corrupt && it == 0 && rank == np - 1)
+        if (c.corrupt && it == 0 && rank == np - 1)
             buf[(size_t)order[0] * cw] ^= 1u << 5;
         for (long k = 0; k < chunks; k++) {
             double c0 = bench_now();
@@ -101,10 +100,7 @@ int main(int argc, char **argv)
             }
             ok &= sums[c] == want;
         }
-        if (it >= 0) {
-            t.coll[it] = coll;
-            t.total[it] = t1 - t0;
-        }
+        bench_times_put(&t, it, coll, t1 - t0);
     }
     char extra[192];
     snprintf(extra, sizeof extra, "variant=%s bytes=%ld chunks=%ld order=%s tcurc_us=%.0f crc_us=%.0f",
@@ -112,7 +108,8 @@ int main(int argc, char **argv)
     int rc = bench_report("bcastread", extra, &t, ok, MPI_COMM_WORLD);
     if (!ok)
         fprintf(stderr, "bcastread: rank %d: broadcast data differs from the root's\n", rank);
-    free(buf); free(sums); free(order); free(t.coll); free(t.total);
+    free(buf); free(sums); free(order);
+    bench_times_free(&t);
     MPI_Finalize();
     return rc;
 }

@@ -145,6 +145,33 @@ int bench_order(const char *spec, int n, int *order, char *err, size_t errlen)
     return 0;
 }
 
+struct bench_times bench_times_new(long iters)
+{
+    return (struct bench_times){ .iters = (int)iters,
+                                 .coll = bench_alloc(sizeof(double) * (size_t)iters),
+                                 .total = bench_alloc(sizeof(double) * (size_t)iters) };
+}
+
+void bench_times_free(struct bench_times *t)
+{
+    free(t->coll);
+    free(t->total);
+}
+
+int bench_common_arg(int argc, char **argv, int *i, struct bench_common *c)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (!strcmp(a, "--corrupt"))
+        c->corrupt = 1;
+    else if (!strcmp(a, "--iters"))
+        c->iters = bench_parse_long(a, v, 1, 100000), ++*i;
+    else if (!strcmp(a, "--warmup"))
+        c->warmup = bench_parse_long(a, v, 0, 1000), ++*i;
+    else
+        return 0;
+    return 1;
+}
+
 int bench_report(const char *app, const char *extra, const struct bench_times *t,
                  int check_ok, MPI_Comm comm)
 {

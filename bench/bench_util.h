@@ -41,6 +41,28 @@ struct bench_times {
     double *coll;   /* time in the collective phase, per iteration */
     double *total;  /* collective + computation after it, per iteration */
 };
+struct bench_times bench_times_new(long iters);
+void bench_times_free(struct bench_times *t);
+
+/* Record iteration `it` (negative: a warm-up iteration, not recorded). */
+static inline void bench_times_put(struct bench_times *t, long it, double coll, double total)
+{
+    if (it >= 0 && it < t->iters) {
+        t->coll[it] = coll;
+        t->total[it] = total;
+    }
+}
+
+/* Options every application takes: --iters N, --warmup N, --corrupt. */
+struct bench_common {
+    long iters, warmup;
+    int corrupt;
+};
+
+/* When argv[*i] is a common option, consume it (and its value: *i advances)
+ * and return 1; else return 0. */
+int bench_common_arg(int argc, char **argv, int *i, struct bench_common *c);
+
 int bench_report(const char *app, const char *extra, const struct bench_times *t,
                  int check_ok, MPI_Comm comm);
 

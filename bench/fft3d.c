@@ -168,16 +168,14 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     struct grid g = { .n = 64 };
-    long iters = 3, warmup = 1;
-    int corrupt = 0;
+    struct bench_common c = { .iters = 3, .warmup = 1 };
     MPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g.np);
     for (int i = 1; i < argc; i++) {
+        if (bench_common_arg(argc, argv, &i, &c))
+            continue;
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--corrupt")) { corrupt = 1; continue; }
         if (!strcmp(a, "--n")) g.n = (int)bench_parse_long(a, v, 2, 1024);
-        else if (!strcmp(a, "--iters")) iters = bench_parse_long(a, v, 1, 100000);
-        else if (!strcmp(a, "--warmup")) warmup = bench_parse_long(a, v, 0, 1000);
         else bench_usage_error("usage: fft3d [--n N] [--iters N] [--warmup N] [--corrupt]");
         i++;
     }
@@ -193,17 +191,16 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < n / 2 + 1; k++)
         g.tw[k] = cexp(-2 * M_PI * I * (double)k / (double)n);
 
-    struct bench_times t = { .iters = (int)iters, .coll = bench_alloc(sizeof(double) * (size_t)iters),
-                             .total = bench_alloc(sizeof(double) * (size_t)iters) };
+    struct bench_times t = bench_times_new(c.iters);
     int ok = 1;
-    for (long it = -warmup; it < iters; it++) {
+    for (long it = -c.warmup; it < c.iters; it++) {
         fill_input(&g);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = bench_now(), coll = 0;
         yz_ffts(&g, -1);
         pack_a(&g);
         coll += transpose(&g);
-        if (corrupt && it == 0 && g.rank == g.np - 1)
+        if (c.corrupt && it == 0 && g.rank == g.np - 1)
             ((uint64_t *)g.rbuf)[0] ^= 1ull << 61;
         unpack_b(&g);
         for (size_t yz = 0; yz < (size_t)g.nl * n; yz++)
@@ -221,17 +218,15 @@ int main(int argc, char **argv)
         yz_ffts(&g, +1);
         double t2 = bench_now();
         ok &= ck & check_roundtrip(&g);
-        if (it >= 0) {
-            t.coll[it] = coll;
-            t.total[it] = (t_fwd - t0) + (t2 - t1);
-        }
+        bench_times_put(&t, it, coll, (t_fwd - t0) + (t2 - t1));
     }
     char extra[96];
     snprintf(extra, sizeof extra, "variant=plain n=%d", g.n);
     int rc = bench_report("fft3d", extra, &t, ok, MPI_COMM_WORLD);
     if (!ok)
         fprintf(stderr, "fft3d: rank %d: spectrum or round trip wrong\n", g.rank);
-    free(g.a); free(g.b); free(g.sbuf); free(g.rbuf); free(g.tw); free(t.coll); free(t.total);
+    free(g.a); free(g.b); free(g.sbuf); free(g.rbuf); free(g.tw);
+    bench_times_free(&t);
     MPI_Finalize();
     return rc;
 }

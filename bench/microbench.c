@@ -13,10 +13,10 @@
 #include <string.h>
 
 struct opts {
-    long block, iters, warmup, passes;
+    struct bench_common c;
+    long block, passes;
     double tcurc_us, crc_us, test_us;
     const char *order, *variant;
-    int corrupt;
 };
 
 static void usage_exit(void)
@@ -28,16 +28,15 @@ static void usage_exit(void)
 
 static void parse(int argc, char **argv, struct opts *o)
 {
-    *o = (struct opts){ .block = 1 << 20, .iters = 5, .warmup = 1, .passes = 1,
+    *o = (struct opts){ .c = { .iters = 5, .warmup = 1 }, .block = 1 << 20, .passes = 1,
                         .test_us = 100, .order = "fwd", .variant = "plain" };
     for (int i = 1; i < argc; i++) {
+        if (bench_common_arg(argc, argv, &i, &o->c))
+            continue;
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--corrupt")) { o->corrupt = 1; continue; }
         if (!v) usage_exit();
         i++;
         if (!strcmp(a, "--block")) o->block = bench_parse_long(a, v, 8, 1L << 30);
-        else if (!strcmp(a, "--iters")) o->iters = bench_parse_long(a, v, 1, 100000);
-        else if (!strcmp(a, "--warmup")) o->warmup = bench_parse_long(a, v, 0, 1000);
         else if (!strcmp(a, "--crc-passes")) o->passes = bench_parse_long(a, v, 0, 1000);
         else if (!strcmp(a, "--tcurc-us")) o->tcurc_us = bench_parse_double(a, v, 0, 1e9);
         else if (!strcmp(a, "--crc-us")) o->crc_us = bench_parse_double(a, v, 0, 1e9);
@@ -94,13 +93,11 @@ int main(int argc, char **argv)
     uint64_t *sbuf = bench_alloc((size_t)o.block * (size_t)np);
     uint64_t *rbuf = bench_alloc((size_t)o.block * (size_t)np);
     uint64_t *sums = bench_alloc(sizeof(uint64_t) * (size_t)np);
-    struct bench_times t = { .iters = (int)o.iters,
-                             .coll = bench_alloc(sizeof(double) * (size_t)o.iters),
-                             .total = bench_alloc(sizeof(double) * (size_t)o.iters) };
+    struct bench_times t = bench_times_new(o.c.iters);
     int ok = 1, ia = !strcmp(o.variant, "ialltoall");
     double per_block_us = o.crc_us / np;
 
-    for (long it = -o.warmup; it < o.iters; it++) {
+    for (long it = -o.c.warmup; it < o.c.iters; it++) {
         for (int d = 0; d < np; d++)
             for (size_t i = 0; i < words; i++)
                 sbuf[(size_t)d * words + i] = value(rank, d, it, i);
@@ -121,7 +118,7 @@ int main(int argc, char **argv)
             coll = bench_now() - t0;
             bench_busy_us(o.tcurc_us, NULL, NULL, 0);
         }
-        if (o.corrupt && it == 0 && rank == np - 1)
+        if (o.c.corrupt && it == 0 && rank == np - 1)
             rbuf[(size_t)order[0] * words] ^= 1u << 3;
         for (int k = 0; k < np; k++) {
             double b0 = bench_now();
@@ -130,10 +127,7 @@ int main(int argc, char **argv)
             bench_busy_us(per_block_us - (bench_now() - b0) * 1e6, NULL, NULL, 0);
         }
         double t2 = bench_now();
-        if (it >= 0) {
-            t.coll[it] = coll;
-            t.total[it] = t2 - t0;
-        }
+        bench_times_put(&t, it, coll, t2 - t0);
         /* Untimed check: every block holds what its sender wrote. */
         for (int s = 0; s < np; s++) {
             const uint64_t *w = rbuf + (size_t)s * words;
@@ -152,7 +146,8 @@ int main(int argc, char **argv)
     int rc = bench_report("microbench", extra, &t, ok, MPI_COMM_WORLD);
     if (!ok)
         fprintf(stderr, "microbench: rank %d: received data does not match what was sent\n", rank);
-    free(sbuf); free(rbuf); free(sums); free(order); free(t.coll); free(t.total);
+    free(sbuf); free(rbuf); free(sums); free(order);
+    bench_times_free(&t);
     MPI_Finalize();
     return rc;
 }

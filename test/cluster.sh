@@ -111,16 +111,26 @@ t_run "down kills node processes and leaves nothing" bash -c "
 wait
 t_run "down is idempotent" $CL down --name $A
 
+# interrupt_up SIG NAME: start `up` of 4 slow nodes, send SIG once the first
+# node exists (so `up` is half-way), wait for it to end.
+interrupt_up() {
+    TNBC_CLUSTER_STEP_DELAY=1 $CL up --name "$2" -n 4 >/dev/null 2>&1 &
+    local pid=$! i
+    for ((i = 0; i < 200; i++)); do
+        [[ -e /run/netns/tnbc-$2-n0 ]] && break
+        sleep 0.1
+    done
+    kill -s "$1" $pid; wait $pid 2>/dev/null
+}
+
 # A crash (SIGKILL) half-way through up, then down.
-TNBC_CLUSTER_STEP_DELAY=0.3 $CL up --name $K -n 4 >/dev/null 2>&1 &
-pid=$!; sleep 0.5; kill -KILL $pid; wait $pid 2>/dev/null
+interrupt_up KILL $K
 t_run "down after a killed up leaves nothing" bash -c "
     ip netns list | grep -q '^tnbc-$K-' || { echo 'up was not half-way (nothing created)'; exit 1; }
     $CL down --name $K || exit 1
     left=\$(leftovers $K); [[ -z \$left ]] || { echo \"left behind: \$left\"; exit 1; }"
 # An interrupted up (SIGTERM, as from Ctrl-C of a wrapper) cleans up by itself.
-TNBC_CLUSTER_STEP_DELAY=0.3 $CL up --name $S -n 4 >/dev/null 2>&1 &
-pid=$!; sleep 0.5; kill -TERM $pid; wait $pid 2>/dev/null
+interrupt_up TERM $S
 t_run "interrupted up tears itself down" bash -c "
     left=\$(leftovers $S); [[ -z \$left ]] || { echo \"left behind: \$left\"; exit 1; }"
 
