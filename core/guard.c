@@ -126,20 +126,6 @@ static int page_ready(struct tnbc_guard *g, uintptr_t page)
     return !overlapping(g, page, page + page_size, is_closed, NULL);
 }
 
-static int find_sub(struct tnbc_guard *g, int s, void *arg)
-{
-    (void)g;
-    *(int *)arg = s;
-    return 1;
-}
-
-static int sub_at(struct tnbc_guard *g, uintptr_t addr)
-{
-    int s = -1;
-    overlapping(g, addr, addr + 1, find_sub, &s);
-    return s;
-}
-
 static void set_prot(struct tnbc_guard *g, uintptr_t a, uintptr_t b, int prot)
 {
     if (a < g->lo)
@@ -229,24 +215,36 @@ static enum tnbc_guard_event fault_kind(void *ctx)
 #endif
 }
 
+struct touch_arg {
+    enum tnbc_guard_event ev;
+    uint64_t tick;
+};
+
+/* A touched byte may belong to several sub-messages (aliased send blocks):
+ * it is the first touch of each of them. */
+static int expose_touched(struct tnbc_guard *g, int s, void *arg)
+{
+    struct touch_arg *t = arg;
+    expose(g, s, t->ev, TNBC_REL_DONE, t->tick);
+    open_ready_pages(g, s);
+    return 0;
+}
+
 static void handle_fault(struct tnbc_guard *g, uintptr_t addr, void *ctx)
 {
     uintptr_t page = page_down(addr);
     uint64_t tick = tnbc_ticks();
-    int s = sub_at(g, addr);
+    struct touch_arg t = { fault_kind(ctx), tick };
 
-    if (s >= 0) {
-        expose(g, s, fault_kind(ctx), TNBC_REL_DONE, tick);
-        open_ready_pages(g, s);
-    }
+    overlapping(g, addr, addr + 1, expose_touched, &t);
     if (page_ready(g, page)) {
         guard_lock(g);
         set_prot(g, page, page + page_size, PROT_READ | PROT_WRITE);
         guard_unlock(g);
         return;
     }
-    /* The page still holds closed sub-messages (or s == -1: a gap between
-     * blocks, i.e. unrelated data of the program). */
+    /* The page still holds closed sub-messages (or the fault was in a gap
+     * between blocks, i.e. unrelated data of the program). */
     if (!(g->flags & GUARD_WAIT_NEIGHBOURS) && open_for_one_instruction(g, page, ctx) == 0)
         return;
     struct expose_arg e = {
@@ -257,6 +255,21 @@ static void handle_fault(struct tnbc_guard *g, uintptr_t addr, void *ctx)
     set_prot(g, page, page + page_size, PROT_READ | PROT_WRITE);
     guard_unlock(g);
 }
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+#if defined(__SANITIZE_THREAD__)
+/* ThreadSanitizer intercepts sigaction itself and delivers signals through
+ * its own handler: go through it, and leave sigaction alone. */
+static sigaction_fn real_sigaction_fn(void) { return sigaction; }
+#else
+static sigaction_fn real_sigaction_fn(void)
+{
+    static sigaction_fn fn;
+    if (!fn)
+        fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    return fn;
+}
+#endif
 
 static void chain(int sig, siginfo_t *si, void *ctx, struct sigaction *prev)
 {
@@ -271,7 +284,7 @@ static void chain(int sig, siginfo_t *si, void *ctx, struct sigaction *prev)
     }
     /* Default action: reinstate it; the faulting instruction runs again and
      * the kernel delivers the signal with its usual effect. */
-    signal(sig, SIG_DFL);
+    real_sigaction_fn()(sig, &(struct sigaction){ .sa_handler = SIG_DFL }, NULL);
     if (sig != SIGSEGV || si->si_code <= 0)     /* sent, not a fault: it will not recur */
         raise(sig);
 }
@@ -342,20 +355,7 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
 /* sigaction as the rest of the process sees it: while our handlers are
  * installed, a program (or library) that installs its own SIGSEGV/SIGTRAP
  * handler becomes the handler we chain to, instead of displacing ours. */
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-#if defined(__SANITIZE_THREAD__)
-/* ThreadSanitizer intercepts sigaction itself and delivers signals through
- * its own handler: go through it, and leave sigaction alone. */
-static sigaction_fn real_sigaction_fn(void) { return sigaction; }
-#else
-static sigaction_fn real_sigaction_fn(void)
-{
-    static sigaction_fn fn;
-    if (!fn)
-        fn = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-    return fn;
-}
-
+#if !defined(__SANITIZE_THREAD__)
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     struct sigaction *mine = sig == SIGSEGV ? &prev_segv : sig == SIGTRAP ? &prev_trap : NULL;
@@ -367,6 +367,23 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
         *mine = *act;
     return 0;
 }
+
+/* glibc's signal() installs handlers without calling sigaction(), so it is
+ * routed through ours too (BSD semantics, as glibc's). */
+static sighandler_t signal_via_sigaction(int sig, sighandler_t h)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = h;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sig, &sa, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;     /* shares its storage with sa_sigaction */
+}
+
+sighandler_t signal(int sig, sighandler_t h) { return signal_via_sigaction(sig, h); }
+sighandler_t bsd_signal(int sig, sighandler_t h) { return signal_via_sigaction(sig, h); }
 #endif
 
 int tnbc_guard_init(void)

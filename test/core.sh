@@ -15,16 +15,14 @@ B=${BUILD:-build}
 UNITS=(range_index guard collective config)
 TSAN_UNITS=(range_index guard)
 
-# cmocka_run BIN: t_cmocka, then cmocka's TAP skips ("not ok N # SKIP"),
-# which t_cmocka counts as failures, moved to the skipped count.
+# cmocka_run BIN: t_cmocka (which counts cmocka's "# SKIP" lines as
+# skipped), and the reasons of the skips.
 cmocka_run() {
-    local log n
+    local log
     t_cmocka "$1"
     log=$(_t_log "$(basename "$1")")
-    n=$(grep -c '^not ok [0-9]* # SKIP' "$log")
-    if ((n > 0)); then
-        T_FAIL=$((T_FAIL - n)) T_SKIP=$((T_SKIP + n))
-        echo "  skip $(grep '^not ok [0-9]* # SKIP' "$log" | sed 's/.*# SKIP //' | tr '\n' ' ')($n, see $log)"
+    if grep -q '^not ok [0-9]* # SKIP' "$log"; then
+        echo "  skip $(grep '^not ok [0-9]* # SKIP' "$log" | sed 's/.*# SKIP //' | tr '\n' ' ')(see $log)"
     fi
 }
 

@@ -66,7 +66,12 @@ t_bounded() {
     local dog=$!
     wait "$pid"; rc=$?
     if kill -0 "$dog" 2>/dev/null; then
-        _t_kill_tree "$dog" TERM; wait "$dog" 2>/dev/null
+        # The watchdog first, then its sleep: killed the other way round,
+        # the watchdog would wake and report a kill that never happened.
+        local nap; nap=$(pgrep -P "$dog" 2>/dev/null)
+        kill -KILL "$dog" 2>/dev/null
+        [[ -n "$nap" ]] && kill -KILL $nap 2>/dev/null
+        wait "$dog" 2>/dev/null
     else
         rc=124
     fi
@@ -101,10 +106,14 @@ t_skip() {
 t_cmocka() {
     local bin=$1 log rc; log=$(_t_log "$(basename "$bin")")
     CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 5 "$T_TIMEOUT" "$bin" >"$log" 2>&1; rc=$?
-    local ok notok
+    local ok notok skipped
     ok=$(grep -c '^ok ' "$log"); notok=$(grep -c '^not ok ' "$log")
-    T_PASS=$((T_PASS + ok)); T_FAIL=$((T_FAIL + notok))
-    echo "  $(basename "$bin"): $ok ok, $notok not ok"
+    skipped=$(grep -ciE '^(not )?ok .*# *skip' "$log")
+    # cmocka prints a skipped test as "not ok N # SKIP": a skip, not a failure.
+    notok=$((notok - $(grep -ciE '^not ok .*# *skip' "$log")))
+    ok=$((ok - $(grep -ciE '^ok .*# *skip' "$log")))
+    T_PASS=$((T_PASS + ok)); T_FAIL=$((T_FAIL + notok)); T_SKIP=$((T_SKIP + skipped))
+    echo "  $(basename "$bin"): $ok ok, $notok not ok, $skipped skipped"
     if [[ $notok -gt 0 || $rc -ne 0 || $ok -eq 0 ]]; then
         [[ $notok -eq 0 ]] && { T_FAIL=$((T_FAIL + 1)); echo "  FAIL $(basename "$bin") exit $rc"; }
         sed 's/^/       | /' "$log" | tail -n 25

@@ -15,7 +15,7 @@ traced() {
     local name=$1 np=$2; shift 2
     rm -rf "$W/$name.d" "$W/$name.db"
     local pass=() v
-    for v in TNBC_TRACE_MAX_CALLS TNBC_CHUNKS; do [[ -n "${!v:-}" ]] && pass+=(-x "$v"); done
+    for v in TNBC_TRACE_MAX_CALLS TNBC_CHUNKS TNBC_TRACE_SEND; do [[ -n "${!v:-}" ]] && pass+=(-x "$v"); done
     t_mpirun "$np" -x LD_PRELOAD="$LIB" -x TNBC_TRACE_DIR="$W/$name.d" "${pass[@]}" "$@" &&
         "$B/bin/tnbc-merge" "$W/$name.db" "$W/$name.d"
 }
@@ -112,6 +112,13 @@ check_max_calls() {
         [[ $(q "$W/k.db" "SELECT DISTINCT calls || '/' || traced FROM site WHERE op='alltoall'") == "5/2" ]]
 }
 
+# Send buffers left unguarded: receive orders still exact, no send rows.
+check_no_send_guard() {
+    TNBC_TRACE_SEND=0 traced ns 4 "$P/access_order" alltoall 8192 3,1,0,2 2 || return 1
+    expect_order "$W/ns.db" alltoall 3,1,0,2 8 &&
+        [[ $(q "$W/ns.db" "SELECT count(*) FROM touch WHERE side = 'send'") == 0 ]]
+}
+
 # Call sites are stable across runs (ASLR) and distinct per call.
 check_site_stable() {
     [[ -f "$W/a2a.db" && -f "$W/rev.db" ]] || return 1
@@ -163,6 +170,7 @@ t_run "sub-page blocks sharing a page (exact re-arm)" check_subpage
 t_run "write/fwrite/MPI_Send/free on guarded buffers" check_io_reuse
 t_run "Fortran (use mpi) MPI_ALLTOALL" check_fortran
 t_run "only the first K calls traced" check_max_calls
+t_run "TNBC_TRACE_SEND=0" check_no_send_guard
 t_run "call-site ids stable across runs" check_site_stable
 t_run "killed run keeps what was traced" check_killed_run
 t_run "real crash still crashes" check_real_crash

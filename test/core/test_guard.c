@@ -674,6 +674,7 @@ static void test_sigaction_interposed(void **state)
 static void test_signal_keeps_ours(void **state)
 {
     (void)state;
+    need_interposition();
     char *b = guarded_pages(1, 1, ps, PROT_NONE, 0);
     signal(SIGSEGV, plain_segv);
     int displaced = !kernel_handler_is_ours();
