@@ -115,6 +115,21 @@ static void node_neighbours(struct nbop *op, const struct tnbc_profile_site *sit
     }
 }
 
+/* FNV-1a over the node table (ranks in phase order, node by node); never 0
+ * for a table, 0 without one. */
+static int nodes_hash(const struct tnbc_profile_site *site)
+{
+    uint32_t h = 2166136261u;
+    if (!nbop_node_schedule || site->nnodes == 0)
+        return 0;
+    for (int n = 0; n < site->nnodes; n++)
+        for (int k = -1; k < site->nodes[n].nranks; k++) {
+            h ^= (uint32_t)(k < 0 ? -1 - n : site->nodes[n].ranks[k]);
+            h *= 16777619u;
+        }
+    return (int)(h | 1);
+}
+
 /* Is rank r on this rank's node (per the profile's node table)? */
 static int same_node(const struct tnbc_profile_site *site, int me, int r)
 {
@@ -197,8 +212,11 @@ static const char *per_source(struct nbop *op, const struct tnbc_profile_site *s
     /* The send copy is filled later, part by part (nbop_copy_sends). */
     if (!in_place && !(op->vsend = mirror(&op->layout.send, a->sendbuf, &op->sendcopy, 0)))
         return "out of memory";
-    for (int i = 0; i < p; i++)
+    op->nodes_hash = nodes_hash(site);
+    for (int i = 0; i < p; i++) {
         op->want[i].vote = 1;
+        op->want[i].nodes_hash = op->nodes_hash;
+    }
     for (int src = 0; src < op->layout.recv.nsub; src++) {
         const struct tnbc_submsg *sb = &op->layout.recv.sub[src];
         int head, tail, prio = tnbc_profile_recv_prio(site, me, src);
@@ -229,13 +247,25 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
     int ssize = 0;
     MPI_Aint sext;
 
-    if (!op->per_source || a->sendbuf == MPI_IN_PLACE)
+    if (!op->per_source)
         goto done;
-    node_neighbours(op, op->site_prio);
+    /* Every rank of a node takes part in its token chain, whether or not it
+     * sends anything itself (a root gathering in place sends nothing). */
+    int same_schedule = 1;
+    for (int r = 0; r < p; r++)
+        same_schedule &= got[r].nodes_hash == op->nodes_hash;
+    op->token_from = op->token_to = -1;
+    if (same_schedule)
+        node_neighbours(op, op->site_prio);
     op->token_ok = op->token_from < 0;
     if (op->token_from >= 0)
         op->steps[op->nsteps++] = (struct step){ .kind = STEP_TOKEN_IN, .sub = -1,
                                                  .peer = op->token_from, .prio = INT_MIN };
+    if (op->token_to >= 0)
+        op->steps[op->nsteps++] = (struct step){ .kind = STEP_TOKEN_OUT, .sub = -1,
+                                                 .peer = op->token_to, .prio = INT_MAX };
+    if (a->sendbuf == MPI_IN_PLACE)
+        goto done;
     PMPI_Type_size(a->stype, &ssize);
     sext = extent_of(a->stype);
     for (int dst = 0; dst < p; dst++) {
@@ -270,9 +300,6 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
             op->steps[op->nsteps - 1].gated = !same_node(op->site_prio, me, dst);
         }
     }
-    if (op->token_to >= 0)
-        op->steps[op->nsteps++] = (struct step){ .kind = STEP_TOKEN_OUT, .sub = -1,
-                                                 .peer = op->token_to, .prio = INT_MAX };
 done:
     qsort(op->steps, (size_t)op->nsteps, sizeof *op->steps, by_kind_then_prio);
     op->remaining = op->nsteps;

@@ -33,6 +33,7 @@ enum part { PART_BODY, PART_HEAD, PART_TAIL };
  * a call: its vote, and the head and tail bytes of that sender's block. */
 struct edge_req {
     int vote, head, tail;
+    int nodes_hash;       /* the node schedule this rank would follow */
 };
 
 struct step {
@@ -69,6 +70,7 @@ struct nbop {
     struct edge_req *want;         /* [comm_size] this rank's requests */
     int per_source;                /* steps are planned in two halves */
     int token_from, token_to;      /* node schedule neighbours, -1 if none */
+    int nodes_hash;                /* of the site's node table; 0 if none */
     int token_ok;                  /* progress thread: my turn on the node */
     const struct tnbc_profile_site *site_prio;
     int remaining;                 /* steps not done (progress thread only) */
@@ -87,7 +89,10 @@ struct nbop {
 struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_site *site,
                          MPI_Comm priv, int tag, const char **why);
 /* Per-source operations: adds the send steps, split as each destination
- * asked (got[d] is destination d's request). Returns 0, or -1. */
+ * asked (got[d] is destination d's request). The node schedule is followed
+ * only when every rank would follow the same one (the ranks may have been
+ * sent to different sites of the profile, e.g. a root that gathers in
+ * place at another line). Returns 0, or -1. */
 int nbop_plan_sends(struct nbop *op, const struct edge_req *got);
 /* Copies the send parts from the caller's buffer into the private copy,
  * highest priority first, releasing each to the progress thread as soon as

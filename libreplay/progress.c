@@ -96,8 +96,8 @@ static int start_steps(struct nbop *op, int *chunk_gate)
         if (s->kind == STEP_SEND && !atomic_load_explicit(&s->ready, memory_order_acquire))
             break;            /* its bytes are still being copied: keep the order */
         if (s->kind == STEP_TOKEN_OUT) {
-            if (gated_left)
-                continue;     /* pass the turn on once my bodies are out */
+            if (!op->token_ok || gated_left)
+                continue;     /* pass the turn on once mine is over */
             post(op, i);
             started++;
             continue;

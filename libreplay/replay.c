@@ -244,7 +244,8 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
 /* The ranks' agreement on a call, and the edge requests that go with it:
  * every rank tells every other whether it can transform the call and, for
  * per-source operations, how that rank's block must be cut for its edge
- * pages. One small MPI_Alltoall on a private communicator. Returns 1 when
+ * pages, and which node schedule it would follow. One small MPI_Alltoall
+ * on a private communicator. Returns 1 when
  * every rank voted yes; `got` then holds what each rank asked of this one. */
 static int agree(struct nbop *op, int p, struct edge_req *got)
 {
@@ -255,8 +256,8 @@ static int agree(struct nbop *op, int p, struct edge_req *got)
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
     for (int i = 0; i < p; i++)
-        out[i] = op && op->want ? op->want[i] : (struct edge_req){ op != NULL, 0, 0 };
-    PMPI_Alltoall(out, 3, MPI_INT, got, 3, MPI_INT, R.agree);
+        out[i] = op && op->want ? op->want[i] : (struct edge_req){ op != NULL, 0, 0, 0 };
+    PMPI_Alltoall(out, 4, MPI_INT, got, 4, MPI_INT, R.agree);
     for (int i = 0; i < p; i++)
         all &= got[i].vote == 1;
     free(out);
