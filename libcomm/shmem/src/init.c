@@ -131,6 +131,10 @@ int shmem_init_thread(int requested, int *provided)
     }
     MPI_Initialized(&up);
     if (!up) {
+        /* Open MPI 4.1's osc/rdma crashes on an atomic aimed at the calling
+         * process (mca_btl_vader_emu_acswap); prefer the other components
+         * unless the user chose. */
+        setenv("OMPI_MCA_osc", "sm,ucx,pt2pt", 0);
         int want = requested == SHMEM_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                        : MPI_THREAD_FUNNELED;
         if (MPI_Init_thread(NULL, NULL, want, &got) != MPI_SUCCESS)
