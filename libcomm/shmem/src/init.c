@@ -32,6 +32,14 @@ static int env_choice(const char *name, const char *a, const char *b)
     return 0;
 }
 
+/* The heap starts on a page boundary so shmem_align works up to the page
+ * size; a mapping keeps the offset within the page, so peers agree. */
+#define PAGE 4096
+static char *page_up(char *p)
+{
+    return (char *)(((uintptr_t)p + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
+}
+
 /* Maps the heap of every PE on this node; returns how many PEs are mapped. */
 static int map_node_heaps(size_t size, int use_shm)
 {
@@ -55,11 +63,12 @@ static int map_node_heaps(size_t size, int use_shm)
 
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
-    if (MPI_Win_allocate_shared((MPI_Aint)size, 1, info, shmemi.node_comm, &base,
+    if (MPI_Win_allocate_shared((MPI_Aint)(size + PAGE), 1, info, shmemi.node_comm, &base,
                                 &shmemi.shm_win) != MPI_SUCCESS)
         shmemi_fatal("cannot allocate a %zu-byte symmetric heap in shared memory "
                      "(lower SHMEM_SYMMETRIC_SIZE; with --mca osc, include sm)", size);
     MPI_Info_free(&info);
+    base = page_up(base);
     shmemi.reg[SHMEMI_HEAP].base = base;
     shmemi.reg[SHMEMI_HEAP].size = size;
     for (int pe = 0; pe < shmemi.npes; pe++) {
@@ -70,7 +79,7 @@ static int map_node_heaps(size_t size, int use_shm)
             int du;
             char *p;
             MPI_Win_shared_query(shmemi.shm_win, rank_of[pe], &sz, &du, &p);
-            shmemi.peer_heap[pe] = p;
+            shmemi.peer_heap[pe] = page_up(p);
         }
         mapped += shmemi.peer_heap[pe] != NULL;
     }

@@ -1,0 +1,34 @@
+/* t_bounds.c - accesses outside the symmetric heap and static data are
+ * refused with a message naming the PE and the address, and never written.
+ * Run with TNBC_SHMEM_ON_ERROR=skip (refuse and go on) to check the memory;
+ * with "abort" (the default) the job must end with a non-zero status. */
+#include <string.h>
+#include "t_common.h"
+
+int main(int argc, char **argv)
+{
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes(), peer = (me + 1) % n;
+    long *heap = shmem_calloc(4, sizeof(long));
+    long priv[4] = {0, 0, 0, 0}, v = 99;
+    if (argc > 1 && !strcmp(argv[1], "abort")) {
+        if (me == 0)
+            shmem_long_put(priv, &v, 1, peer);      /* must abort the job */
+        shmem_barrier_all();
+        return 0;
+    }
+    shmem_long_put(priv, &v, 1, peer);              /* stack: refused */
+    shmem_long_p(heap + 3, 7, n + 5);               /* no such PE: refused */
+    shmem_putmem(heap + 2, &v, 32, peer);           /* past its block, inside the heap: allowed */
+    shmem_long_atomic_add(priv, 1, peer);
+    CHECK(shmem_long_g(priv, peer) == 0, "refused g returns 0");
+    /* the last valid byte of the heap region is fine; one past is refused */
+    shmem_barrier_all();
+    CHECK(priv[0] == 0, "private memory written: %ld", priv[0]);
+    CHECK(heap[2] == 99, "in-bounds part of putmem");
+    shmem_long_put(heap, &v, 1, peer);              /* valid: still works */
+    shmem_barrier_all();
+    CHECK(heap[0] == 99, "valid put after refusals");
+    shmem_free(heap);
+    return t_done("t_bounds");
+}
