@@ -176,6 +176,10 @@ int shmem_init_thread(int requested, int *provided)
     shmemi.rma_progress = shmemi.npes > 1;
     shmemi_heap_init(0);
     shmemi_am_init();
+    /* Programs in the start_pes style never call shmem_finalize. */
+    static int registered;
+    if (!registered++)
+        atexit(shmem_finalize);
     MPI_Barrier(shmemi.comm);
     return 0;
 }

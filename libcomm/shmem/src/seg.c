@@ -31,7 +31,8 @@ static int bad_seg(const char *fn, int seg)
 
 int shmem_register_seg(void *addr, size_t len, long expected)
 {
-    struct shmemi_target t;
+    const struct shmemi_region *h = &shmemi.reg[SHMEMI_HEAP];
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)h->base;
     int agree[2] = {nsegs, -nsegs}, m[2];
     shmemi_check_init("shmem_register_seg");
     MPI_Allreduce(agree, m, 2, MPI_INT, MPI_MAX, shmemi.comm);
@@ -39,8 +40,7 @@ int shmem_register_seg(void *addr, size_t len, long expected)
         shmemi_fatal("shmem_register_seg: PEs registered different numbers of "
                      "segments; registration is collective");
     int ok = nsegs < MAX_SEGS && expected >= 0 && len > 0 &&
-             shmemi_xlate("register_seg", addr, len, shmemi.me, &t) == 0 &&
-             t.region == SHMEMI_HEAP, all;
+             off < h->size && len <= h->size - off, all;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, shmemi.comm);
     if (!all) {
         if (!ok)
