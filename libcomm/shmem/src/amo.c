@@ -65,7 +65,7 @@ static uint64_t mpi_amo(enum shmemi_amo_op op, const struct shmemi_target *t,
     } else {
         MPI_Accumulate(&v, 1, dt, pe, t->off, 1, dt, mpi_op(op), t->win);
         MPI_Win_flush_local(pe, t->win);
-        shmemi_mark_pending(t->region);
+        shmemi_mark_pending(t->region, pe);
         return 0;
     }
     MPI_Win_flush(pe, t->win);

@@ -170,6 +170,12 @@ int shmem_init_thread(int requested, int *provided)
     int mapped = map_node_heaps(heap, !use_rma), all_mapped;
     MPI_Allreduce(&mapped, &all_mapped, 1, MPI_INT, MPI_MIN, shmemi.comm);
     shmemi.amo_local = all_mapped == shmemi.npes;
+    for (int r = 0; r < SHMEMI_NREGIONS; r++) {
+        shmemi.reg[r].dirty = calloc(shmemi.npes, 1);
+        shmemi.reg[r].dirty_list = calloc(shmemi.npes, sizeof(int));
+        if (!shmemi.reg[r].dirty || !shmemi.reg[r].dirty_list)
+            shmemi_fatal("out of memory at start-up");
+    }
     if (!shmemi.amo_local)
         expose(SHMEMI_HEAP, "symmetric heap");
     setup_static();
@@ -223,6 +229,12 @@ void shmem_finalize(void)
     MPI_Comm_free(&shmemi.comm);
     free(shmemi.peer_heap);
     shmemi.peer_heap = NULL;
+    for (int r = 0; r < SHMEMI_NREGIONS; r++) {
+        free(shmemi.reg[r].dirty);
+        free(shmemi.reg[r].dirty_list);
+        shmemi.reg[r].dirty = NULL;
+        shmemi.reg[r].dirty_list = NULL;
+    }
     shmemi.initialized = 0;
     if (shmemi.own_mpi)
         MPI_Finalize();

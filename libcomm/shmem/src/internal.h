@@ -23,7 +23,9 @@ struct shmemi_region {
     char *base;          /* this PE's copy */
     size_t size;
     MPI_Win win;         /* MPI_WIN_NULL when no PE needs RMA on it */
-    int pending;         /* MPI operations issued since the last flush */
+    char *dirty;         /* [pe]: MPI operations outstanding to pe */
+    int *dirty_list;     /* the PEs marked in dirty, ndirty of them */
+    int ndirty;
 };
 
 struct shmemi_state {
@@ -94,7 +96,16 @@ void shmemi_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t elsize, size_t nelems, int pe);
 void shmemi_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t elsize, size_t nelems, int pe);
-void shmemi_mark_pending(int region);
+/* Remembers that pe has MPI operations outstanding on a region's window, so
+ * quiet flushes exactly those targets. */
+static inline void shmemi_mark_pending(int region, int pe)
+{
+    struct shmemi_region *g = &shmemi.reg[region];
+    if (!g->dirty[pe]) {
+        g->dirty[pe] = 1;
+        g->dirty_list[g->ndirty++] = pe;
+    }
+}
 
 /* amo.c: integer atomics on 4- or 8-byte words; returns the old value. */
 enum shmemi_amo_op { AMO_FETCH, AMO_SET, AMO_SWAP, AMO_CSWAP, AMO_ADD,

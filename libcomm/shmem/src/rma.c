@@ -13,11 +13,6 @@
 
 #define CHUNK ((size_t)1 << 30)   /* MPI counts are int */
 
-void shmemi_mark_pending(int region)
-{
-    shmemi.reg[region].pending = 1;
-}
-
 void shmemi_put(void *dest, const void *src, size_t n, int pe, int nbi)
 {
     struct shmemi_target t;
@@ -32,7 +27,7 @@ void shmemi_put(void *dest, const void *src, size_t n, int pe, int nbi)
         MPI_Put((const char *)src + done, c, MPI_BYTE, pe,
                 t.off + (MPI_Aint)done, c, MPI_BYTE, t.win);
     }
-    shmemi.reg[t.region].pending = 1;
+    shmemi_mark_pending(t.region, pe);
     if (!nbi)
         MPI_Win_flush_local(pe, t.win);
 }
@@ -52,7 +47,7 @@ void shmemi_get(void *dest, const void *src, size_t n, int pe, int nbi)
                 MPI_BYTE, t.win);
     }
     if (nbi)
-        shmemi.reg[t.region].pending = 1;
+        shmemi_mark_pending(t.region, pe);
     else
         MPI_Win_flush(pe, t.win);
 }
@@ -101,7 +96,7 @@ void shmemi_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
     }
     MPI_Datatype ot = strided(sst, elsize, nelems), tt = strided(dst, elsize, nelems);
     MPI_Put(src, 1, ot, pe, t.off, 1, tt, t.win);
-    shmemi.reg[t.region].pending = 1;
+    shmemi_mark_pending(t.region, pe);
     MPI_Win_flush_local(pe, t.win);
     MPI_Type_free(&ot);
     MPI_Type_free(&tt);

@@ -2,7 +2,7 @@
  * sync.c - ordering and completion: fence, quiet, barrier_all, the wait/test
  * family and put-with-signal.
  *
- * quiet flushes only the windows with MPI operations outstanding, so a code
+ * quiet flushes only the targets with MPI operations outstanding, so a code
  * that talks only to its node pays one memory fence. MPI does not order two
  * puts to one target, so fence is quiet. barrier_all also completes active
  * messages: PEs sum (messages sent - messages run) until the sum is zero.
@@ -17,13 +17,18 @@ void shmemi_progress(void)
         shmemi_am_poll();
 }
 
+/* One MPI_Win_flush per target with operations outstanding, not
+ * MPI_Win_flush_all: Open MPI 4.1.4's osc/ucx returns from flush_all before
+ * large gets have landed (measured: 1 MiB MPI_Get, 20 of 20 runs). */
 void shmemi_quiet(void)
 {
     for (int r = 0; r < SHMEMI_NREGIONS; r++) {
-        if (shmemi.reg[r].pending) {
-            MPI_Win_flush_all(shmemi.reg[r].win);
-            shmemi.reg[r].pending = 0;
+        struct shmemi_region *g = &shmemi.reg[r];
+        for (int i = 0; i < g->ndirty; i++) {
+            MPI_Win_flush(g->dirty_list[i], g->win);
+            g->dirty[g->dirty_list[i]] = 0;
         }
+        g->ndirty = 0;
     }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }

@@ -90,7 +90,13 @@ static void nbi_and_sized(int me, int n)
     CHECK(h[12345] == (char)(12345 * 7 + from), "1 MiB nbi put");
     shmem_getmem_nbi(back, h, big, peer);
     shmem_quiet();
-    CHECK(memcmp(back, src, big) == 0, "1 MiB nbi get");
+    size_t bad = 0, first = big;
+    for (size_t i = 0; i < big; i++)
+        if (back[i] != src[i]) {
+            bad++;
+            first = first < i ? first : i;
+        }
+    CHECK(bad == 0, "1 MiB nbi get: %zu bytes differ from %zu", bad, first);
     uint32_t w32[4] = {1, 2, 3, 4};
     uint64_t w64[2] = {5, 6};
     shmem_barrier_all();
