@@ -11,6 +11,9 @@
 #define MAXB (1 << 20)
 #define WINDOW 4096
 
+static const size_t sizes[] = {8, 64, 512, 4096, 32768, 262144, MAXB};
+#define NSIZES (int)(sizeof sizes / sizeof sizes[0])
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -37,7 +40,8 @@ int main(int argc, char **argv)
         } while ((t = MPI_Wtime() - t0) < secs);
         printf("%s put_nbi_rate 8 %.2f Mmsg/s\n", impl, done / t / 1e6);
         for (int op = 0; op < 2; op++)
-            for (size_t b = 8; b <= MAXB; b *= 4) {
+            for (int si = 0; si < NSIZES; si++) {
+                size_t b = sizes[si];
                 long iters = b >= 65536 ? 200 : 2000;
                 for (int w = 0; w < 10; w++) {
                     MPI_Get(local, (int)b, MPI_BYTE, tgt, 0, (int)b, MPI_BYTE, win);

@@ -89,9 +89,11 @@ void shmemi_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), nor
 void shmemi_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 size_t shmemi_env_size(const char *name, size_t dflt);
 
-/* rma.c */
-void shmemi_put(void *dest, const void *src, size_t n, int pe, int nbi);
-void shmemi_get(void *dest, const void *src, size_t n, int pe, int nbi);
+/* rma.c: the MPI halves of put and get */
+void shmemi_put_rma(const struct shmemi_target *t, const void *src, size_t n,
+                    int pe, int nbi);
+void shmemi_get_rma(const struct shmemi_target *t, void *dest, size_t n,
+                    int pe, int nbi);
 void shmemi_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t elsize, size_t nelems, int pe);
 void shmemi_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
@@ -142,5 +144,29 @@ int shmemi_static_range(char **base, size_t *size);
 
 /* coll.c */
 void shmemi_coll_fini(void);
+
+/* Put and get: inline so that a store to a mapped PE costs a range check
+ * and a memcpy, the message-rate path. */
+static inline void shmemi_put(void *dest, const void *src, size_t n, int pe, int nbi)
+{
+    struct shmemi_target t;
+    if (n == 0 || shmemi_xlate("put", dest, n, pe, &t))
+        return;
+    if (t.local)
+        memcpy(t.local, src, n);
+    else
+        shmemi_put_rma(&t, src, n, pe, nbi);
+}
+
+static inline void shmemi_get(void *dest, const void *src, size_t n, int pe, int nbi)
+{
+    struct shmemi_target t;
+    if (n == 0 || shmemi_xlate("get", src, n, pe, &t))
+        return;
+    if (t.local)
+        memcpy(dest, t.local, n);
+    else
+        shmemi_get_rma(&t, dest, n, pe, nbi);
+}
 
 #endif

@@ -13,43 +13,31 @@
 
 #define CHUNK ((size_t)1 << 30)   /* MPI counts are int */
 
-void shmemi_put(void *dest, const void *src, size_t n, int pe, int nbi)
+void shmemi_put_rma(const struct shmemi_target *t, const void *src, size_t n,
+                    int pe, int nbi)
 {
-    struct shmemi_target t;
-    if (n == 0 || shmemi_xlate("put", dest, n, pe, &t))
-        return;
-    if (t.local) {
-        memcpy(t.local, src, n);
-        return;
-    }
     for (size_t done = 0; done < n; done += CHUNK) {
         int c = (int)(n - done < CHUNK ? n - done : CHUNK);
         MPI_Put((const char *)src + done, c, MPI_BYTE, pe,
-                t.off + (MPI_Aint)done, c, MPI_BYTE, t.win);
+                t->off + (MPI_Aint)done, c, MPI_BYTE, t->win);
     }
-    shmemi_mark_pending(t.region, pe);
+    shmemi_mark_pending(t->region, pe);
     if (!nbi)
-        MPI_Win_flush_local(pe, t.win);
+        MPI_Win_flush_local(pe, t->win);
 }
 
-void shmemi_get(void *dest, const void *src, size_t n, int pe, int nbi)
+void shmemi_get_rma(const struct shmemi_target *t, void *dest, size_t n,
+                    int pe, int nbi)
 {
-    struct shmemi_target t;
-    if (n == 0 || shmemi_xlate("get", src, n, pe, &t))
-        return;
-    if (t.local) {
-        memcpy(dest, t.local, n);
-        return;
-    }
     for (size_t done = 0; done < n; done += CHUNK) {
         int c = (int)(n - done < CHUNK ? n - done : CHUNK);
-        MPI_Get((char *)dest + done, c, MPI_BYTE, pe, t.off + (MPI_Aint)done, c,
-                MPI_BYTE, t.win);
+        MPI_Get((char *)dest + done, c, MPI_BYTE, pe, t->off + (MPI_Aint)done, c,
+                MPI_BYTE, t->win);
     }
     if (nbi)
-        shmemi_mark_pending(t.region, pe);
+        shmemi_mark_pending(t->region, pe);
     else
-        MPI_Win_flush(pe, t.win);
+        MPI_Win_flush(pe, t->win);
 }
 
 /* Bytes spanned by nelems elements of elsize at stride st (in elements). */
