@@ -32,14 +32,17 @@ run "mpi rma" "$pg" "${MPIRUN[@]}" -np 2 "$B/b_mpi_rma" mpi-rma "$SECS"
 run "mpi rma ucx" "$pg" "${MPIRUN[@]}" -np 2 --mca osc ucx "$B/b_mpi_rma" mpi-rma-ucx "$SECS"
 if command -v oshcc >/dev/null && oshcc -O2 -o "$B/ompi/b_putget" libcomm/shmem/bench/b_putget.c; then
     run "oshmem" "$pg" timeout -k 5 300 oshrun --oversubscribe -np 2 "$B/ompi/b_putget" ompi-oshmem "$SECS"
-    run "oshmem tcp" "$pg" timeout -k 5 300 oshrun --oversubscribe -np 2 -x UCX_TLS=tcp,self \
+    run "oshmem tcp" "$pg" timeout -k 5 120 oshrun --oversubscribe -np 2 -x UCX_TLS=tcp,self \
         "$B/ompi/b_putget" ompi-oshmem-tcp "$SECS"
 else
     echo "## oshmem: oshcc missing or failed" >>"$pg"
 fi
 run "tnbc rma tcp" "$pg" "${MPIRUN[@]}" -np 2 "${TCP[@]}" -x TNBC_SHMEM_TRANSPORT=rma \
     "$B/b_putget" tnbc-rma-tcp "$SECS"
-run "mpi rma tcp" "$pg" "${MPIRUN[@]}" -np 2 "${TCP[@]}" "$B/b_mpi_rma" mpi-rma-tcp "$SECS"
+# osc pt2pt alone: with sm allowed, MPI_Win_allocate on one host would pick
+# osc/sm and bypass TCP
+run "mpi rma tcp" "$pg" "${MPIRUN[@]}" -np 2 --mca pml ob1 --mca btl self,tcp --mca osc pt2pt \
+    "$B/b_mpi_rma" mpi-rma-tcp "$SECS"
 
 ir=$OUT/irregular.txt; : >"$ir"
 for np in 1 2 3 4; do
