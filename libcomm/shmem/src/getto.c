@@ -25,8 +25,11 @@ void shmem_get_to(void *dest, const void *src, size_t nbytes, int dest_pe, int s
     } else if (td.local && ts.local) {
         memmove(td.local, ts.local, nbytes);
     } else {
-        struct getto_req r = {dest_pe, td.region, ts.region, 0, (uint64_t)td.off,
-                              (uint64_t)ts.off, nbytes};
+        /* region offsets, not window displacements (those include disp_shift) */
+        struct getto_req r = {dest_pe, td.region, ts.region, 0,
+                              (uint64_t)((const char *)dest - shmemi.reg[td.region].base),
+                              (uint64_t)((const char *)src - shmemi.reg[ts.region].base),
+                              nbytes};
         shmemi_msg_send(src_pe, SHMEMI_TAG_GETTO, &r, sizeof r, NULL, 0);
     }
 }

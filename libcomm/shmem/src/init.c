@@ -40,6 +40,29 @@ static char *page_up(char *p)
     return (char *)(((uintptr_t)p + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
 }
 
+/* Transport "rma": the heap comes from MPI_Win_allocate, which lets the MPI
+ * library use its fastest path (Open MPI's osc/ucx is ~100x slower on
+ * MPI_Win_create memory on one node). */
+static void alloc_rma_heap(size_t size)
+{
+    struct shmemi_region *h = &shmemi.reg[SHMEMI_HEAP];
+    char *raw;
+    shmemi.peer_heap = calloc(shmemi.npes, sizeof(char *));
+    if (!shmemi.peer_heap)
+        shmemi_fatal("out of memory at start-up");
+    if (MPI_Win_allocate((MPI_Aint)(size + PAGE), 1, MPI_INFO_NULL, shmemi.comm,
+                         &raw, &h->win) != MPI_SUCCESS)
+        shmemi_fatal("cannot allocate a %zu-byte symmetric heap window", size);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, h->win);
+    /* page-align the base only if every PE can shift by the same amount */
+    long shift = page_up(raw) - raw, mm[2], v[2] = {shift, -shift};
+    MPI_Allreduce(v, mm, 2, MPI_LONG, MPI_MAX, shmemi.comm);
+    h->disp_shift = mm[0] == -mm[1] ? shift : 0;
+    h->base = raw + h->disp_shift;
+    h->size = size;
+    shmemi.peer_heap[shmemi.me] = h->base;
+}
+
 /* Maps the heap of every PE on this node; returns how many PEs are mapped. */
 static int map_node_heaps(size_t size, int use_shm)
 {
@@ -167,7 +190,11 @@ int shmem_init_thread(int requested, int *provided)
     size_t heap = shmemi_env_size("SHMEM_SYMMETRIC_SIZE", DEFAULT_HEAP);
     heap = (heap + 4095) & ~(size_t)4095;
 
-    int mapped = map_node_heaps(heap, !use_rma), all_mapped;
+    int mapped = 1, all_mapped;
+    if (use_rma)
+        alloc_rma_heap(heap);
+    else
+        mapped = map_node_heaps(heap, 1);
     MPI_Allreduce(&mapped, &all_mapped, 1, MPI_INT, MPI_MIN, shmemi.comm);
     shmemi.amo_local = all_mapped == shmemi.npes;
     for (int r = 0; r < SHMEMI_NREGIONS; r++) {
@@ -176,7 +203,7 @@ int shmem_init_thread(int requested, int *provided)
         if (!shmemi.reg[r].dirty || !shmemi.reg[r].dirty_list)
             shmemi_fatal("out of memory at start-up");
     }
-    if (!shmemi.amo_local)
+    if (!shmemi.amo_local && shmemi.reg[SHMEMI_HEAP].win == MPI_WIN_NULL)
         expose(SHMEMI_HEAP, "symmetric heap");
     setup_static();
     shmemi.rma_progress = shmemi.npes > 1;
@@ -223,8 +250,10 @@ void shmem_finalize(void)
             MPI_Win_free(&shmemi.reg[r].win);
         }
     }
-    MPI_Win_free(&shmemi.shm_win);
-    MPI_Comm_free(&shmemi.node_comm);
+    if (shmemi.shm_win != MPI_WIN_NULL)
+        MPI_Win_free(&shmemi.shm_win);
+    if (shmemi.node_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&shmemi.node_comm);
     MPI_Comm_free(&shmemi.am_comm);
     MPI_Comm_free(&shmemi.comm);
     free(shmemi.peer_heap);

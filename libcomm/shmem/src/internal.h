@@ -23,6 +23,7 @@ struct shmemi_region {
     char *base;          /* this PE's copy */
     size_t size;
     MPI_Win win;         /* MPI_WIN_NULL when no PE needs RMA on it */
+    MPI_Aint disp_shift; /* base - window start, the same on every PE */
     char *dirty;         /* [pe]: MPI operations outstanding to pe */
     int *dirty_list;     /* the PEs marked in dirty, ndirty of them */
     int ndirty;
@@ -67,7 +68,7 @@ static inline int shmemi_xlate(const char *op, const void *addr, size_t n,
         const struct shmemi_region *g = &shmemi.reg[r];
         uintptr_t off = a - (uintptr_t)g->base;
         if (off < g->size && n <= g->size - off) {
-            t->off = (MPI_Aint)off;
+            t->off = (MPI_Aint)off + g->disp_shift;
             t->win = g->win;
             t->region = r;
             if (pe == shmemi.me)
