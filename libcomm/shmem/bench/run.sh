@@ -15,7 +15,7 @@ fi
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_base_warn_component_unused=0
 export OMPI_MCA_mpi_yield_when_idle=1
 TCP=(--mca pml ob1 --mca btl self,tcp --mca osc sm,pt2pt)
-MPIRUN=(timeout -k 5 300 mpirun --oversubscribe)
+MPIRUN=(timeout -k 5 150 mpirun --oversubscribe)
 
 run() { # LABEL FILE CMD...: run REPEAT times, append to FILE
     local label=$1 file=$2; shift 2
@@ -32,7 +32,7 @@ run "mpi rma" "$pg" "${MPIRUN[@]}" -np 2 "$B/b_mpi_rma" mpi-rma "$SECS"
 run "mpi rma ucx" "$pg" "${MPIRUN[@]}" -np 2 --mca osc ucx "$B/b_mpi_rma" mpi-rma-ucx "$SECS"
 if command -v oshcc >/dev/null && oshcc -O2 -o "$B/ompi/b_putget" libcomm/shmem/bench/b_putget.c; then
     run "oshmem" "$pg" timeout -k 5 300 oshrun --oversubscribe -np 2 "$B/ompi/b_putget" ompi-oshmem "$SECS"
-    run "oshmem tcp" "$pg" timeout -k 5 120 oshrun --oversubscribe -np 2 -x UCX_TLS=tcp,self \
+    run "oshmem tcp" "$pg" timeout -k 5 60 oshrun --oversubscribe -np 2 -x UCX_TLS=tcp,self \
         "$B/ompi/b_putget" ompi-oshmem-tcp "$SECS"
 else
     echo "## oshmem: oshcc missing or failed" >>"$pg"
@@ -48,9 +48,10 @@ ir=$OUT/irregular.txt; : >"$ir"
 for np in 1 2 3 4; do
     run "irregular shm np=$np" "$ir" "${MPIRUN[@]}" -np $np "$B/b_irregular" $((1 << 20)) $((1 << 16)) 5
 done
-run "irregular rma np=4" "$ir" "${MPIRUN[@]}" -np 4 -x TNBC_SHMEM_TRANSPORT=rma \
-    "$B/b_irregular" $((1 << 20)) $((1 << 16)) 5
+run "irregular shm np=4 small" "$ir" "${MPIRUN[@]}" -np 4 "$B/b_irregular" $((1 << 20)) $((1 << 15)) 3
+run "irregular rma np=4 small" "$ir" "${MPIRUN[@]}" -np 4 -x TNBC_SHMEM_TRANSPORT=rma \
+    "$B/b_irregular" $((1 << 20)) $((1 << 15)) 3
 run "irregular rma+tcp np=4" "$ir" "${MPIRUN[@]}" -np 4 "${TCP[@]}" -x TNBC_SHMEM_TRANSPORT=rma \
-    "$B/b_irregular" $((1 << 20)) $((1 << 12)) 3
+    "$B/b_irregular" $((1 << 20)) $((1 << 13)) 3
 
 /usr/bin/python3 libcomm/shmem/bench/summarize.py "$pg" "$ir" | tee "$OUT/summary.txt"
