@@ -14,7 +14,9 @@ if [[ $(id -u) -eq 0 ]]; then
 fi
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_base_warn_component_unused=0
 export OMPI_MCA_mpi_yield_when_idle=1
-TCP=(--mca pml ob1 --mca btl self,tcp --mca osc sm,pt2pt)
+# rma mode allocates no shared window, so osc pt2pt alone: with sm allowed,
+# MPI_Win_allocate on one host would pick osc/sm and bypass TCP
+TCP=(--mca pml ob1 --mca btl self,tcp --mca osc pt2pt)
 MPIRUN=(timeout -k 5 150 mpirun --oversubscribe)
 
 run() { # LABEL FILE CMD...: run REPEAT times, append to FILE

@@ -10,7 +10,9 @@ T_TIMEOUT=${T_TIMEOUT:-60}
 source test/lib.sh
 
 B=$BUILD/shmem/test
-TCP=(--mca pml ob1 --mca btl self,tcp --mca osc sm,pt2pt)
+# rma mode allocates no shared window, so osc pt2pt alone: with sm allowed,
+# MPI_Win_allocate on one host would pick osc/sm and bypass TCP
+TCP=(--mca pml ob1 --mca btl self,tcp --mca osc pt2pt)
 P=libcomm/shmem/test/programs
 OUT=$BUILD/shmem/programs
 mkdir -p "$OUT"
