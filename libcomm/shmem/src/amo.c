@@ -63,8 +63,10 @@ static uint64_t mpi_amo(enum shmemi_amo_op op, const struct shmemi_target *t,
     } else if (want_old || op == AMO_FETCH) {
         MPI_Fetch_and_op(&v, &old, dt, pe, t->off, mpi_op(op), t->win);
     } else {
-        MPI_Accumulate(&v, 1, dt, pe, t->off, 1, dt, mpi_op(op), t->win);
-        MPI_Win_flush_local(pe, t->win);
+        const void *src = shmemi_bounce(&v, size);
+        MPI_Accumulate(src ? src : &v, 1, dt, pe, t->off, 1, dt, mpi_op(op), t->win);
+        if (!src)
+            MPI_Win_flush_local(pe, t->win);
         shmemi_mark_pending(t->region, pe);
         return 0;
     }

@@ -90,7 +90,9 @@ void shmemi_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), nor
 void shmemi_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 size_t shmemi_env_size(const char *name, size_t dflt);
 
-/* rma.c: the MPI halves of put and get */
+/* rma.c: the MPI halves of put and get; the bounce buffer for small puts */
+const void *shmemi_bounce(const void *src, size_t n);
+void shmemi_bounce_reset(void);
 void shmemi_put_rma(const struct shmemi_target *t, const void *src, size_t n,
                     int pe, int nbi);
 void shmemi_get_rma(const struct shmemi_target *t, void *dest, size_t n,

@@ -8,14 +8,48 @@
  * operations outstanding.
  */
 #include <limits.h>
+#include <stdlib.h>
 
 #include "internal.h"
 
 #define CHUNK ((size_t)1 << 30)   /* MPI counts are int */
 
+/* Small blocking puts (and non-fetching atomics) are issued from a copy in
+ * this buffer, so they need no MPI_Win_flush_local: OpenSHMEM promises only
+ * that the caller's source is reusable. Space is recycled by shmem_quiet,
+ * which completes every operation issued from it. */
+#define BOUNCE_SIZE (64 * 1024)
+#define BOUNCE_MAX 256
+static char *bounce;
+static size_t bounce_used;
+
+const void *shmemi_bounce(const void *src, size_t n)
+{
+    if (n > BOUNCE_MAX)
+        return NULL;
+    if (!bounce && !(bounce = malloc(BOUNCE_SIZE)))
+        return NULL;
+    if (bounce_used + n > BOUNCE_SIZE)
+        shmemi_quiet();
+    char *p = bounce + bounce_used;
+    memcpy(p, src, n);
+    bounce_used += (n + 15) & ~(size_t)15;
+    return p;
+}
+
+void shmemi_bounce_reset(void)
+{
+    bounce_used = 0;
+}
+
 void shmemi_put_rma(const struct shmemi_target *t, const void *src, size_t n,
                     int pe, int nbi)
 {
+    const void *copy = nbi ? NULL : shmemi_bounce(src, n);
+    if (copy) {
+        src = copy;
+        nbi = 1;
+    }
     for (size_t done = 0; done < n; done += CHUNK) {
         int c = (int)(n - done < CHUNK ? n - done : CHUNK);
         MPI_Put((const char *)src + done, c, MPI_BYTE, pe,

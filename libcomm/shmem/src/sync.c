@@ -11,8 +11,13 @@
 
 #include "internal.h"
 
+/* Called by every waiting loop. A PE that waits also pushes out its own
+ * outstanding puts: with osc/pt2pt an MPI_Put may sit in the origin's queue
+ * until a flush, and the PE it waits for may be waiting on that very put. */
 void shmemi_progress(void)
 {
+    if (shmemi.reg[SHMEMI_HEAP].ndirty || shmemi.reg[SHMEMI_DATA].ndirty)
+        shmemi_quiet();
     if (shmemi.rma_progress)
         shmemi_am_poll();
 }
@@ -30,6 +35,7 @@ void shmemi_quiet(void)
         }
         g->ndirty = 0;
     }
+    shmemi_bounce_reset();
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 

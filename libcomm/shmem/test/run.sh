@@ -58,8 +58,10 @@ for src in "$P"/*.c; do
             "$BUILD/bin/tnbc-oshrun" --oversubscribe -np 4 "$OUT/$name"
     fi
 done
-t_run "tnbc-oshrun over TCP: gups" timeout -k 5 "$T_TIMEOUT" "$BUILD/bin/tnbc-oshrun" \
-    --oversubscribe -np 3 "${TCP[@]}" -x TNBC_SHMEM_TRANSPORT=rma "$OUT/gups"
+for prog in gups ring; do
+    t_run "tnbc-oshrun over TCP: $prog" timeout -k 5 "$T_TIMEOUT" "$BUILD/bin/tnbc-oshrun" \
+        --oversubscribe -np 3 "${TCP[@]}" -x TNBC_SHMEM_TRANSPORT=rma "$OUT/$prog"
+done
 t_run "tnbc-oshcc -c then link" bash -c "$BUILD/bin/tnbc-oshcc -c $P/ring.c -o $OUT/ring.o &&
     $BUILD/bin/tnbc-oshcc $OUT/ring.o -o $OUT/ring2 && $BUILD/bin/tnbc-oshrun -np 2 $OUT/ring2"
 pc_build() {
