@@ -47,7 +47,8 @@ $(BUILD)/shmem/bench/%: $(BUILD)/shmem/bench/%.o $(SHMEM_SO)
 	$(MPICC) -o $@ $< $(LDFLAGS) -L$(BUILD)/lib -Wl,-rpath,$(SHMEM_ABS)/$(BUILD)/lib -ltnbc-shmem -lm
 
 SHMEM_SUBST = sed -e 's|@INCDIR@|$(SHMEM_ABS)/$(SHMEM_INC)|g' \
-                  -e 's|@LIBDIR@|$(SHMEM_ABS)/$(BUILD)/lib|g' -e 's|@PREFIX@|$(SHMEM_ABS)/$(BUILD)|g'
+                  -e 's|@LIBDIR@|$(SHMEM_ABS)/$(BUILD)/lib|g' -e 's|@PREFIX@|$(SHMEM_ABS)/$(BUILD)|g' \
+                  -e 's|@SANFLAGS@|$(SANFLAGS)|g'
 $(BUILD)/bin/%: $(SHMEM_DIR)/bin/%.in
 	@mkdir -p $(dir $@)
 	$(SHMEM_SUBST) $< > $@ && chmod +x $@

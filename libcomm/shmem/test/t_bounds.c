@@ -10,7 +10,7 @@ int main(int argc, char **argv)
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes(), peer = (me + 1) % n;
     long *heap = shmem_calloc(4, sizeof(long));
-    long priv[4] = {0, 0, 0, 0}, v = 99;
+    long priv[4] = {0, 0, 0, 0}, v = 99, four[4] = {99, 99, 99, 99};
     if (argc > 1 && !strcmp(argv[1], "abort")) {
         if (me == 0)
             shmem_long_put(priv, &v, 1, peer);      /* must abort the job */
@@ -19,7 +19,7 @@ int main(int argc, char **argv)
     }
     shmem_long_put(priv, &v, 1, peer);              /* stack: refused */
     shmem_long_p(heap + 3, 7, n + 5);               /* no such PE: refused */
-    shmem_putmem(heap + 2, &v, 32, peer);           /* past its block, inside the heap: allowed */
+    shmem_putmem(heap + 2, four, 32, peer);           /* past its block, inside the heap: allowed */
     shmem_long_atomic_add(priv, 1, peer);
     CHECK(shmem_long_g(priv, peer) == 0, "refused g returns 0");
     /* the last valid byte of the heap region is fine; one past is refused */
