@@ -99,53 +99,52 @@ static void copy_strided(char *d, const char *s, ptrdiff_t dst, ptrdiff_t sst,
         memcpy(d + i * dst * elsize, s + i * sst * elsize, elsize);
 }
 
+/* Strided transfer; is_put tells which side is remote. The remote side is
+ * one MPI derived datatype, so a strided put or get is one MPI operation. */
+static void strided_rma(int is_put, void *dest, const void *src, ptrdiff_t dst,
+                        ptrdiff_t sst, size_t elsize, size_t nelems, int pe)
+{
+    const char *op = is_put ? "iput" : "iget";
+    const void *remote = is_put ? dest : src;
+    ptrdiff_t rst = is_put ? dst : sst, lst = is_put ? sst : dst;
+    struct shmemi_target t;
+    size_t bytes, lbytes;
+    if (nelems == 0)
+        return;
+    if (span(rst, elsize, nelems, &bytes) || span(lst, elsize, nelems, &lbytes)) {
+        shmemi_warn("%s: strides must be positive (dst %td, sst %td); refused", op, dst, sst);
+        return;
+    }
+    if (shmemi_xlate(op, remote, bytes, pe, &t))
+        return;
+    if (t.local) {
+        copy_strided(is_put ? t.local : dest, is_put ? src : t.local, dst, sst,
+                     elsize, nelems);
+        return;
+    }
+    MPI_Datatype lt = strided(lst, elsize, nelems), rt = strided(rst, elsize, nelems);
+    if (is_put) {
+        MPI_Put(src, 1, lt, pe, t.off, 1, rt, t.win);
+        shmemi_mark_pending(t.region, pe);
+        MPI_Win_flush_local(pe, t.win);
+    } else {
+        MPI_Get(dest, 1, lt, pe, t.off, 1, rt, t.win);
+        MPI_Win_flush(pe, t.win);
+    }
+    MPI_Type_free(&lt);
+    MPI_Type_free(&rt);
+}
+
 void shmemi_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t elsize, size_t nelems, int pe)
 {
-    struct shmemi_target t;
-    size_t bytes, sbytes;
-    if (nelems == 0)
-        return;
-    if (span(dst, elsize, nelems, &bytes) || span(sst, elsize, nelems, &sbytes)) {
-        shmemi_warn("iput: strides must be positive (dst %td, sst %td); refused", dst, sst);
-        return;
-    }
-    if (shmemi_xlate("iput", dest, bytes, pe, &t))
-        return;
-    if (t.local) {
-        copy_strided(t.local, src, dst, sst, elsize, nelems);
-        return;
-    }
-    MPI_Datatype ot = strided(sst, elsize, nelems), tt = strided(dst, elsize, nelems);
-    MPI_Put(src, 1, ot, pe, t.off, 1, tt, t.win);
-    shmemi_mark_pending(t.region, pe);
-    MPI_Win_flush_local(pe, t.win);
-    MPI_Type_free(&ot);
-    MPI_Type_free(&tt);
+    strided_rma(1, dest, src, dst, sst, elsize, nelems, pe);
 }
 
 void shmemi_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t elsize, size_t nelems, int pe)
 {
-    struct shmemi_target t;
-    size_t bytes, dbytes;
-    if (nelems == 0)
-        return;
-    if (span(sst, elsize, nelems, &bytes) || span(dst, elsize, nelems, &dbytes)) {
-        shmemi_warn("iget: strides must be positive (dst %td, sst %td); refused", dst, sst);
-        return;
-    }
-    if (shmemi_xlate("iget", src, bytes, pe, &t))
-        return;
-    if (t.local) {
-        copy_strided(dest, t.local, dst, sst, elsize, nelems);
-        return;
-    }
-    MPI_Datatype ot = strided(dst, elsize, nelems), tt = strided(sst, elsize, nelems);
-    MPI_Get(dest, 1, ot, pe, t.off, 1, tt, t.win);
-    MPI_Win_flush(pe, t.win);
-    MPI_Type_free(&ot);
-    MPI_Type_free(&tt);
+    strided_rma(0, dest, src, dst, sst, elsize, nelems, pe);
 }
 
 void shmem_putmem(void *dest, const void *src, size_t n, int pe) { shmemi_put(dest, src, n, pe, 0); }
