@@ -49,7 +49,7 @@ $(BUILD)/shmem/bench/%: $(BUILD)/shmem/bench/%.o $(SHMEM_SO)
 SHMEM_SUBST = sed -e 's|@INCDIR@|$(SHMEM_ABS)/$(SHMEM_INC)|g' \
                   -e 's|@LIBDIR@|$(SHMEM_ABS)/$(BUILD)/lib|g' -e 's|@PREFIX@|$(SHMEM_ABS)/$(BUILD)|g' \
                   -e 's|@SANFLAGS@|$(SANFLAGS)|g'
-$(BUILD)/bin/%: $(SHMEM_DIR)/bin/%.in
+$(BUILD)/bin/tnbc-osh%: $(SHMEM_DIR)/bin/tnbc-osh%.in
 	@mkdir -p $(dir $@)
 	$(SHMEM_SUBST) $< > $@ && chmod +x $@
 $(BUILD)/lib/pkgconfig/tnbc-shmem.pc: $(SHMEM_DIR)/bin/tnbc-shmem.pc.in
