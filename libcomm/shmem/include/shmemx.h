@@ -3,8 +3,8 @@
  *
  * Active messages: a handler registered collectively runs on the target PE,
  * atomically with respect to every other handler on that PE. It runs inside
- * a library call on the target (passive progress): any blocking call, the
- * wait/test family, shmem_quiet, shmem_barrier_all, or shmemx_am_poll().
+ * a library call on the target (passive progress): the wait/test family,
+ * shmem_barrier_all, shmem_sync_seg, waiting for a lock, or shmemx_am_poll().
  * Every message sent before shmem_barrier_all has run when the barrier
  * returns on every PE, including messages sent by handlers.
  *
