@@ -25,9 +25,10 @@ for t in "${TESTS[@]}"; do
     t_run "$t np=2 rma+tcp" mpirun --oversubscribe -np 2 "${TCP[@]}" -x TNBC_SHMEM_TRANSPORT=rma "$B/$t"
 done
 
-t_run "t_bounds np=2 skip" mpirun --oversubscribe -np 2 -x TNBC_SHMEM_ON_ERROR=skip "$B/t_bounds"
+t_run "t_bounds np=2 skip" mpirun --oversubscribe -np 2 -x TNBC_SHMEM_ON_ERROR=skip \
+    -x SHMEM_SYMMETRIC_SIZE=1048576 "$B/t_bounds"
 t_run "t_bounds np=3 rma skip" mpirun --oversubscribe -np 3 -x TNBC_SHMEM_ON_ERROR=skip \
-    -x TNBC_SHMEM_TRANSPORT=rma "$B/t_bounds"
+    -x SHMEM_SYMMETRIC_SIZE=1048576 -x TNBC_SHMEM_TRANSPORT=rma "$B/t_bounds"
 # default mode: the job ends non-zero, the message names PE and address
 bounds_abort() {
     local out rc

@@ -2,6 +2,7 @@
  * refused with a message naming the PE and the address, and never written.
  * Run with TNBC_SHMEM_ON_ERROR=skip (refuse and go on) to check the memory;
  * with "abort" (the default) the job must end with a non-zero status. */
+#include <stdlib.h>
 #include <string.h>
 #include "t_common.h"
 
@@ -26,6 +27,19 @@ int main(int argc, char **argv)
     shmem_barrier_all();
     CHECK(priv[0] == 0, "private memory written: %ld", priv[0]);
     CHECK(heap[2] == 99, "in-bounds part of putmem");
+    /* the heap's last 8 bytes are fine; 8 bytes from 4 before its end are
+     * refused (needs SHMEM_SYMMETRIC_SIZE in bytes; heap is the first block) */
+    const char *hs = getenv("SHMEM_SYMMETRIC_SIZE");
+    if (hs && atol(hs) > 4096) {
+        char *end = (char *)heap + atol(hs);
+        long v1 = 0x1111111111111111L, v2 = 0x2222222222222222L, back = 0;
+        shmem_putmem(end - 8, &v1, 8, peer);
+        shmem_putmem(end - 4, &v2, 8, peer);
+        shmem_getmem(&back, end - 8, 8, peer);
+        CHECK(back == v1, "heap end: %lx", (unsigned long)back);
+        CHECK(shmem_addr_accessible(end - 1, peer) && !shmem_addr_accessible(end, peer),
+              "addr_accessible at the heap end");
+    }
     shmem_long_put(heap, &v, 1, peer);              /* valid: still works */
     shmem_barrier_all();
     CHECK(heap[0] == 99, "valid put after refusals");
