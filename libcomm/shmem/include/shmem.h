@@ -248,6 +248,36 @@ void shmem_alltoall64(void *dest, const void *src, size_t nelems, int PE_start,
 SHMEMI_REDUCE_BIT_TYPES(SHMEMI_DECL_BIT_TO_ALL)
 SHMEMI_REDUCE_ARITH_TYPES(SHMEMI_DECL_ARITH_TO_ALL)
 
+/* ---- teams (1.5): world and strided splits, with their collectives ---- */
+typedef struct shmemi_team *shmem_team_t;
+typedef struct { int num_contexts; } shmem_team_config_t;
+extern shmem_team_t SHMEM_TEAM_WORLD;
+#define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+int shmem_team_my_pe(shmem_team_t team);
+int shmem_team_n_pes(shmem_team_t team);
+int shmem_team_translate_pe(shmem_team_t src, int pe, shmem_team_t dest);
+int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask,
+                             shmem_team_t *new_team);
+void shmem_team_destroy(shmem_team_t team);
+int shmem_team_sync(shmem_team_t team);
+int shmem_broadcastmem(shmem_team_t team, void *dest, const void *src,
+                       size_t nbytes, int root);
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *src, size_t nbytes);
+int shmem_collectmem(shmem_team_t team, void *dest, const void *src, size_t nbytes);
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *src, size_t nbytes);
+#define SHMEMI_DECL_REDUCE(T, N, OP)                                           \
+    int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *src,    \
+                                  size_t nreduce);
+#define SHMEMI_DECL_BIT_REDUCE(T, N)                                           \
+    SHMEMI_DECL_REDUCE(T, N, and) SHMEMI_DECL_REDUCE(T, N, or)                 \
+    SHMEMI_DECL_REDUCE(T, N, xor)
+#define SHMEMI_DECL_ARITH_REDUCE(T, N)                                         \
+    SHMEMI_DECL_REDUCE(T, N, sum) SHMEMI_DECL_REDUCE(T, N, prod)               \
+    SHMEMI_DECL_REDUCE(T, N, min) SHMEMI_DECL_REDUCE(T, N, max)
+SHMEMI_REDUCE_BIT_TYPES(SHMEMI_DECL_BIT_REDUCE)
+SHMEMI_REDUCE_ARITH_TYPES(SHMEMI_DECL_ARITH_REDUCE)
+
 /* ---- C11 type-generic interfaces ------------------------------------------------ */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 #define SHMEMI_GEN_STD(dest, OP)                                               \

@@ -161,13 +161,6 @@ static void reduce(void *dest, const void *src, int n, MPI_Datatype dt, MPI_Op o
     MPI_Allreduce(dest == src ? MPI_IN_PLACE : src, dest, n, dt, op, c);
 }
 
-#define MPI_T_short MPI_SHORT
-#define MPI_T_int MPI_INT
-#define MPI_T_long MPI_LONG
-#define MPI_T_longlong MPI_LONG_LONG
-#define MPI_T_float MPI_FLOAT
-#define MPI_T_double MPI_DOUBLE
-#define MPI_T_longdouble MPI_LONG_DOUBLE
 #define DEFINE_TO_ALL(T, N, OP, MOP)                                           \
     void shmem_##N##_##OP##_to_all(T *d, const T *s, int n, int st, int ls,    \
                                    int sz, T *w, long *ps)                     \

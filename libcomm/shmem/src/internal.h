@@ -145,6 +145,15 @@ void shmemi_getto_deliver(int src, const char *buf, size_t len);
 /* static.c */
 int shmemi_static_range(char **base, size_t *size);
 
+/* MPI datatypes of the reduction types, by their OpenSHMEM names */
+#define MPI_T_short MPI_SHORT
+#define MPI_T_int MPI_INT
+#define MPI_T_long MPI_LONG
+#define MPI_T_longlong MPI_LONG_LONG
+#define MPI_T_float MPI_FLOAT
+#define MPI_T_double MPI_DOUBLE
+#define MPI_T_longdouble MPI_LONG_DOUBLE
+
 /* coll.c */
 void shmemi_coll_fini(void);
 

@@ -16,7 +16,7 @@ TCP=(--mca pml ob1 --mca btl self,tcp --mca osc pt2pt)
 P=libcomm/shmem/test/programs
 OUT=$BUILD/shmem/programs
 mkdir -p "$OUT"
-TESTS=(t_rma t_sync t_amo t_coll t_heap t_am t_seg t_getto)
+TESTS=(t_rma t_sync t_amo t_coll t_team t_heap t_am t_seg t_getto)
 
 for t in "${TESTS[@]}"; do
     t_run "$t np=2 shm" mpirun --oversubscribe -np 2 "$B/$t"
