@@ -239,12 +239,11 @@ void shmem_alltoall64(void *dest, const void *src, size_t nelems, int PE_start,
     void shmem_##N##_##OP##_to_all(T *dest, const T *src, int nreduce,         \
                                    int PE_start, int logPE_stride,             \
                                    int PE_size, T *pWrk, long *pSync);
-#define SHMEMI_DECL_BIT_TO_ALL(T, N)                                           \
-    SHMEMI_DECL_TO_ALL(T, N, and) SHMEMI_DECL_TO_ALL(T, N, or)                 \
-    SHMEMI_DECL_TO_ALL(T, N, xor)
-#define SHMEMI_DECL_ARITH_TO_ALL(T, N)                                         \
-    SHMEMI_DECL_TO_ALL(T, N, sum) SHMEMI_DECL_TO_ALL(T, N, prod)               \
-    SHMEMI_DECL_TO_ALL(T, N, min) SHMEMI_DECL_TO_ALL(T, N, max)
+/* the reduction operators, applied to X(T, N, OP) */
+#define SHMEMI_BIT_OPS(X, T, N) X(T, N, and) X(T, N, or) X(T, N, xor)
+#define SHMEMI_ARITH_OPS(X, T, N) X(T, N, sum) X(T, N, prod) X(T, N, min) X(T, N, max)
+#define SHMEMI_DECL_BIT_TO_ALL(T, N) SHMEMI_BIT_OPS(SHMEMI_DECL_TO_ALL, T, N)
+#define SHMEMI_DECL_ARITH_TO_ALL(T, N) SHMEMI_ARITH_OPS(SHMEMI_DECL_TO_ALL, T, N)
 SHMEMI_REDUCE_BIT_TYPES(SHMEMI_DECL_BIT_TO_ALL)
 SHMEMI_REDUCE_ARITH_TYPES(SHMEMI_DECL_ARITH_TO_ALL)
 
@@ -269,12 +268,8 @@ int shmem_alltoallmem(shmem_team_t team, void *dest, const void *src, size_t nby
 #define SHMEMI_DECL_REDUCE(T, N, OP)                                           \
     int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *src,    \
                                   size_t nreduce);
-#define SHMEMI_DECL_BIT_REDUCE(T, N)                                           \
-    SHMEMI_DECL_REDUCE(T, N, and) SHMEMI_DECL_REDUCE(T, N, or)                 \
-    SHMEMI_DECL_REDUCE(T, N, xor)
-#define SHMEMI_DECL_ARITH_REDUCE(T, N)                                         \
-    SHMEMI_DECL_REDUCE(T, N, sum) SHMEMI_DECL_REDUCE(T, N, prod)               \
-    SHMEMI_DECL_REDUCE(T, N, min) SHMEMI_DECL_REDUCE(T, N, max)
+#define SHMEMI_DECL_BIT_REDUCE(T, N) SHMEMI_BIT_OPS(SHMEMI_DECL_REDUCE, T, N)
+#define SHMEMI_DECL_ARITH_REDUCE(T, N) SHMEMI_ARITH_OPS(SHMEMI_DECL_REDUCE, T, N)
 SHMEMI_REDUCE_BIT_TYPES(SHMEMI_DECL_BIT_REDUCE)
 SHMEMI_REDUCE_ARITH_TYPES(SHMEMI_DECL_ARITH_REDUCE)
 

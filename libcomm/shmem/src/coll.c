@@ -161,15 +161,11 @@ static void reduce(void *dest, const void *src, int n, MPI_Datatype dt, MPI_Op o
     MPI_Allreduce(dest == src ? MPI_IN_PLACE : src, dest, n, dt, op, c);
 }
 
-#define DEFINE_TO_ALL(T, N, OP, MOP)                                           \
+#define DEFINE_TO_ALL(T, N, OP)                                                \
     void shmem_##N##_##OP##_to_all(T *d, const T *s, int n, int st, int ls,    \
                                    int sz, T *w, long *ps)                     \
-    { (void)w; (void)ps; reduce(d, s, n, MPI_T_##N, MOP, st, ls, sz); }
-#define DEFINE_BIT_TO_ALL(T, N)                                                \
-    DEFINE_TO_ALL(T, N, and, MPI_BAND) DEFINE_TO_ALL(T, N, or, MPI_BOR)        \
-    DEFINE_TO_ALL(T, N, xor, MPI_BXOR)
-#define DEFINE_ARITH_TO_ALL(T, N)                                              \
-    DEFINE_TO_ALL(T, N, sum, MPI_SUM) DEFINE_TO_ALL(T, N, prod, MPI_PROD)      \
-    DEFINE_TO_ALL(T, N, min, MPI_MIN) DEFINE_TO_ALL(T, N, max, MPI_MAX)
+    { (void)w; (void)ps; reduce(d, s, n, MPI_T_##N, MPI_OP_##OP, st, ls, sz); }
+#define DEFINE_BIT_TO_ALL(T, N) SHMEMI_BIT_OPS(DEFINE_TO_ALL, T, N)
+#define DEFINE_ARITH_TO_ALL(T, N) SHMEMI_ARITH_OPS(DEFINE_TO_ALL, T, N)
 SHMEMI_REDUCE_BIT_TYPES(DEFINE_BIT_TO_ALL)
 SHMEMI_REDUCE_ARITH_TYPES(DEFINE_ARITH_TO_ALL)

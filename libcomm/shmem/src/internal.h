@@ -153,6 +153,13 @@ int shmemi_static_range(char **base, size_t *size);
 #define MPI_T_float MPI_FLOAT
 #define MPI_T_double MPI_DOUBLE
 #define MPI_T_longdouble MPI_LONG_DOUBLE
+#define MPI_OP_and MPI_BAND
+#define MPI_OP_or MPI_BOR
+#define MPI_OP_xor MPI_BXOR
+#define MPI_OP_sum MPI_SUM
+#define MPI_OP_prod MPI_PROD
+#define MPI_OP_min MPI_MIN
+#define MPI_OP_max MPI_MAX
 
 /* coll.c */
 void shmemi_coll_fini(void);

@@ -149,14 +149,10 @@ static int team_reduce(shmem_team_t t, void *dest, const void *src, size_t n,
                          t->comm) == MPI_SUCCESS ? 0 : -1;
 }
 
-#define DEFINE_REDUCE(T, N, OP, MOP)                                           \
+#define DEFINE_REDUCE(T, N, OP)                                                \
     int shmem_##N##_##OP##_reduce(shmem_team_t t, T *d, const T *s, size_t n)  \
-    { return team_reduce(t, d, s, n, MPI_T_##N, MOP); }
-#define DEFINE_BIT_REDUCE(T, N)                                                \
-    DEFINE_REDUCE(T, N, and, MPI_BAND) DEFINE_REDUCE(T, N, or, MPI_BOR)        \
-    DEFINE_REDUCE(T, N, xor, MPI_BXOR)
-#define DEFINE_ARITH_REDUCE(T, N)                                              \
-    DEFINE_REDUCE(T, N, sum, MPI_SUM) DEFINE_REDUCE(T, N, prod, MPI_PROD)      \
-    DEFINE_REDUCE(T, N, min, MPI_MIN) DEFINE_REDUCE(T, N, max, MPI_MAX)
+    { return team_reduce(t, d, s, n, MPI_T_##N, MPI_OP_##OP); }
+#define DEFINE_BIT_REDUCE(T, N) SHMEMI_BIT_OPS(DEFINE_REDUCE, T, N)
+#define DEFINE_ARITH_REDUCE(T, N) SHMEMI_ARITH_OPS(DEFINE_REDUCE, T, N)
 SHMEMI_REDUCE_BIT_TYPES(DEFINE_BIT_REDUCE)
 SHMEMI_REDUCE_ARITH_TYPES(DEFINE_ARITH_REDUCE)
