@@ -1,0 +1,171 @@
+/*
+ * coll.c - the classic active-set collectives, mapped onto MPI collectives.
+ *
+ * An active set (PE_start, logPE_stride, PE_size) becomes an MPI
+ * communicator, created once (MPI_Comm_create_group, collective over the set
+ * only) and cached. pSync and pWrk are never touched.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+#define CACHE 32
+
+struct aset { int start, logstride, size; MPI_Comm comm; };
+static struct aset cache[CACHE];
+static int ncache;
+
+static int bad_set(const char *fn, int start, int logstride, int size)
+{
+    if (size < 1 || start < 0 || logstride < 0 || logstride > 30 ||
+        start + ((long)(size - 1) << logstride) >= shmemi.npes) {
+        fprintf(stderr, "tnbc-shmem: error PE %d: %s: active set (start %d, "
+                "log stride %d, size %d) does not fit %d PEs\n", shmemi.me, fn,
+                start, logstride, size, shmemi.npes);
+        return 1;
+    }
+    int rel = shmemi.me - start;
+    if (rel < 0 || rel % (1 << logstride) || rel >> logstride >= size) {
+        fprintf(stderr, "tnbc-shmem: error PE %d: %s: this PE is not in the active "
+                "set (start %d, log stride %d, size %d)\n", shmemi.me, fn, start,
+                logstride, size);
+        return 1;
+    }
+    return 0;
+}
+
+static MPI_Comm set_comm(const char *fn, int start, int logstride, int size)
+{
+    shmemi_check_init(fn);
+    if (bad_set(fn, start, logstride, size))
+        return MPI_COMM_NULL;
+    if (start == 0 && (logstride == 0 || size == 1) && size == shmemi.npes)
+        return shmemi.comm;
+    for (int i = 0; i < ncache; i++)
+        if (cache[i].start == start && cache[i].logstride == logstride &&
+            cache[i].size == size)
+            return cache[i].comm;
+    int *ranks = malloc(sizeof(int) * size);
+    MPI_Group world, g;
+    for (int i = 0; i < size; i++)
+        ranks[i] = start + (i << logstride);
+    MPI_Comm_group(shmemi.comm, &world);
+    MPI_Group_incl(world, size, ranks, &g);
+    if (ncache == CACHE) {
+        MPI_Comm_free(&cache[0].comm);
+        memmove(cache, cache + 1, (CACHE - 1) * sizeof *cache);
+        ncache--;
+    }
+    cache[ncache] = (struct aset){start, logstride, size, MPI_COMM_NULL};
+    MPI_Comm_create_group(shmemi.comm, g, 0, &cache[ncache].comm);
+    MPI_Group_free(&g);
+    MPI_Group_free(&world);
+    free(ranks);
+    return cache[ncache++].comm;
+}
+
+void shmemi_coll_fini(void)
+{
+    for (int i = 0; i < ncache; i++)
+        MPI_Comm_free(&cache[i].comm);
+    ncache = 0;
+}
+
+void shmem_barrier(int start, int logstride, int size, long *pSync)
+{
+    (void)pSync;
+    MPI_Comm c = set_comm("shmem_barrier", start, logstride, size);
+    if (c == MPI_COMM_NULL)
+        return;
+    shmemi_quiet();
+    MPI_Barrier(c);
+}
+
+void shmem_sync(int start, int logstride, int size, long *pSync)
+{
+    (void)pSync;
+    MPI_Comm c = set_comm("shmem_sync", start, logstride, size);
+    if (c != MPI_COMM_NULL)
+        MPI_Barrier(c);
+}
+
+static void bcast(void *dest, const void *src, size_t bytes, int root, int start,
+                  int logstride, int size)
+{
+    MPI_Comm c = set_comm("shmem_broadcast", start, logstride, size);
+    if (c == MPI_COMM_NULL)
+        return;
+    if (root < 0 || root >= size) {
+        fprintf(stderr, "tnbc-shmem: error PE %d: shmem_broadcast: root %d is not "
+                "in the active set of %d PEs\n", shmemi.me, root, size);
+        return;
+    }
+    int me;
+    MPI_Comm_rank(c, &me);
+    MPI_Bcast(me == root ? (void *)src : dest, (int)bytes, MPI_BYTE, root, c);
+}
+
+static void collect(void *dest, const void *src, size_t bytes, int start,
+                    int logstride, int size)
+{
+    MPI_Comm c = set_comm("shmem_collect", start, logstride, size);
+    if (c == MPI_COMM_NULL)
+        return;
+    int n = (int)bytes, *counts = malloc(sizeof(int) * size * 2), *displs = counts + size;
+    MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, c);
+    for (int i = 0, d = 0; i < size; d += counts[i++])
+        displs[i] = d;
+    MPI_Allgatherv(src, n, MPI_BYTE, dest, counts, displs, MPI_BYTE, c);
+    free(counts);
+}
+
+static void fcollect(void *dest, const void *src, size_t bytes, int start,
+                     int logstride, int size)
+{
+    MPI_Comm c = set_comm("shmem_fcollect", start, logstride, size);
+    if (c != MPI_COMM_NULL)
+        MPI_Allgather(src, (int)bytes, MPI_BYTE, dest, (int)bytes, MPI_BYTE, c);
+}
+
+static void alltoall(void *dest, const void *src, size_t bytes, int start,
+                     int logstride, int size)
+{
+    MPI_Comm c = set_comm("shmem_alltoall", start, logstride, size);
+    if (c != MPI_COMM_NULL)
+        MPI_Alltoall(src, (int)bytes, MPI_BYTE, dest, (int)bytes, MPI_BYTE, c);
+}
+
+#define DEFINE_COLL(B, S)                                                      \
+    void shmem_broadcast##B(void *d, const void *s, size_t n, int root, int st, \
+                            int ls, int sz, long *ps)                          \
+    { (void)ps; bcast(d, s, n * S, root, st, ls, sz); }                        \
+    void shmem_collect##B(void *d, const void *s, size_t n, int st, int ls,    \
+                          int sz, long *ps)                                    \
+    { (void)ps; collect(d, s, n * S, st, ls, sz); }                            \
+    void shmem_fcollect##B(void *d, const void *s, size_t n, int st, int ls,   \
+                           int sz, long *ps)                                   \
+    { (void)ps; fcollect(d, s, n * S, st, ls, sz); }                           \
+    void shmem_alltoall##B(void *d, const void *s, size_t n, int st, int ls,   \
+                           int sz, long *ps)                                   \
+    { (void)ps; alltoall(d, s, n * S, st, ls, sz); }
+DEFINE_COLL(32, 4)
+DEFINE_COLL(64, 8)
+
+static void reduce(void *dest, const void *src, int n, MPI_Datatype dt, MPI_Op op,
+                   int start, int logstride, int size)
+{
+    MPI_Comm c = set_comm("shmem_to_all", start, logstride, size);
+    if (c == MPI_COMM_NULL || n <= 0)
+        return;
+    MPI_Allreduce(dest == src ? MPI_IN_PLACE : src, dest, n, dt, op, c);
+}
+
+#define DEFINE_TO_ALL(T, N, OP)                                                \
+    void shmem_##N##_##OP##_to_all(T *d, const T *s, int n, int st, int ls,    \
+                                   int sz, T *w, long *ps)                     \
+    { (void)w; (void)ps; reduce(d, s, n, MPI_T_##N, MPI_OP_##OP, st, ls, sz); }
+#define DEFINE_BIT_TO_ALL(T, N) SHMEMI_BIT_OPS(DEFINE_TO_ALL, T, N)
+#define DEFINE_ARITH_TO_ALL(T, N) SHMEMI_ARITH_OPS(DEFINE_TO_ALL, T, N)
+SHMEMI_REDUCE_BIT_TYPES(DEFINE_BIT_TO_ALL)
+SHMEMI_REDUCE_ARITH_TYPES(DEFINE_ARITH_TO_ALL)

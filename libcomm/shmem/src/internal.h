@@ -1,0 +1,191 @@
+/*
+ * internal.h - state and helpers shared by the tnbc-shmem sources.
+ *
+ * Two regions are symmetric: the heap (MPI_Win_allocate_shared on each node,
+ * exposed to all PEs by MPI_Win_create) and the executable's static data
+ * (.data/.bss, exposed by MPI_Win_create). A remote address is a local
+ * address in one of them; its offset from the region base is the same on
+ * every PE.
+ */
+#ifndef SHMEMI_INTERNAL_H
+#define SHMEMI_INTERNAL_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "shmem.h"
+
+enum shmemi_region_id { SHMEMI_HEAP = 0, SHMEMI_DATA = 1, SHMEMI_NREGIONS };
+
+struct shmemi_region {
+    char *base;          /* this PE's copy */
+    size_t size;
+    MPI_Win win;         /* MPI_WIN_NULL when no PE needs RMA on it */
+    MPI_Aint disp_shift; /* base - window start, the same on every PE */
+    char *dirty;         /* [pe]: MPI operations outstanding to pe */
+    int *dirty_list;     /* the PEs marked in dirty, ndirty of them */
+    int ndirty;
+};
+
+struct shmemi_state {
+    int initialized;
+    int me, npes;
+    MPI_Comm comm;       /* duplicate of MPI_COMM_WORLD: collectives */
+    MPI_Comm am_comm;    /* duplicate: active messages and remote segment puts */
+    MPI_Comm node_comm;
+    MPI_Win shm_win;     /* the node's shared heap window */
+    int own_mpi;         /* we called MPI_Init, so we finalize */
+    char **peer_heap;    /* [pe] heap of pe mapped here, NULL when not */
+    int amo_local;       /* every PE is load/store reachable: CPU atomics */
+    int on_error_skip;   /* TNBC_SHMEM_ON_ERROR=skip: refuse and go on */
+    int rma_progress;    /* MPI RMA in use: poke MPI progress when waiting */
+    struct shmemi_region reg[SHMEMI_NREGIONS];
+};
+
+extern struct shmemi_state shmemi;
+
+/* Where one remote access lands. */
+struct shmemi_target {
+    char *local;         /* load/store address, or NULL: use MPI on win */
+    MPI_Win win;
+    MPI_Aint off;
+    int region;
+};
+
+int shmemi_bad_access(const char *op, const void *addr, size_t n, int pe);
+
+/* Resolves [addr, addr+n) on pe. Returns 0, or -1 after refusing it (the
+ * caller then does nothing). Inline: it is on every put and get. */
+static inline int shmemi_xlate(const char *op, const void *addr, size_t n,
+                               int pe, struct shmemi_target *t)
+{
+    uintptr_t a = (uintptr_t)addr;
+    if ((unsigned)pe >= (unsigned)shmemi.npes)
+        goto bad;
+    for (int r = 0; r < SHMEMI_NREGIONS; r++) {
+        const struct shmemi_region *g = &shmemi.reg[r];
+        uintptr_t off = a - (uintptr_t)g->base;
+        if (off < g->size && n <= g->size - off) {
+            t->off = (MPI_Aint)off + g->disp_shift;
+            t->win = g->win;
+            t->region = r;
+            if (pe == shmemi.me)
+                t->local = (char *)addr;
+            else if (r == SHMEMI_HEAP && shmemi.peer_heap[pe])
+                t->local = shmemi.peer_heap[pe] + off;
+            else
+                t->local = NULL;
+            return 0;
+        }
+    }
+bad:
+    *t = (struct shmemi_target){NULL, MPI_WIN_NULL, 0, 0};
+    return shmemi_bad_access(op, addr, n, pe);
+}
+
+void shmemi_check_init(const char *fn);
+void shmemi_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void shmemi_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+size_t shmemi_env_size(const char *name, size_t dflt);
+
+/* rma.c: the MPI halves of put and get; the bounce buffer for small puts */
+const void *shmemi_bounce(const void *src, size_t n);
+void shmemi_bounce_reset(void);
+void shmemi_put_rma(const struct shmemi_target *t, const void *src, size_t n,
+                    int pe, int nbi);
+void shmemi_get_rma(const struct shmemi_target *t, void *dest, size_t n,
+                    int pe, int nbi);
+void shmemi_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                 size_t elsize, size_t nelems, int pe);
+void shmemi_iget(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                 size_t elsize, size_t nelems, int pe);
+/* Remembers that pe has MPI operations outstanding on a region's window, so
+ * quiet flushes exactly those targets. */
+static inline void shmemi_mark_pending(int region, int pe)
+{
+    struct shmemi_region *g = &shmemi.reg[region];
+    if (!g->dirty[pe]) {
+        g->dirty[pe] = 1;
+        g->dirty_list[g->ndirty++] = pe;
+    }
+}
+
+/* amo.c: integer atomics on 4- or 8-byte words; returns the old value. */
+enum shmemi_amo_op { AMO_FETCH, AMO_SET, AMO_SWAP, AMO_CSWAP, AMO_ADD,
+                     AMO_AND, AMO_OR, AMO_XOR };
+uint64_t shmemi_amo(enum shmemi_amo_op op, void *dest, size_t size,
+                    uint64_t value, uint64_t cond, int pe, int want_old);
+
+/* sync.c */
+void shmemi_progress(void);
+void shmemi_quiet(void);
+void shmemi_barrier_world(void);
+
+/* heap.c */
+int shmemi_heap_init(size_t reserved);
+void *shmemi_heap_alloc(size_t align, size_t size);
+void shmemi_heap_release(void *p);
+size_t shmemi_heap_block_size(const void *p);
+
+/* am.c: active messages and everything else that travels as a message. */
+enum { SHMEMI_TAG_SEG = 30000, SHMEMI_TAG_GETTO = 30001 };
+void shmemi_am_init(void);
+void shmemi_am_fini(void);
+int shmemi_am_poll(void);
+void shmemi_msg_send(int pe, int tag, const void *hdr, size_t hlen,
+                     const void *data, size_t len);
+long shmemi_msg_balance(void);   /* sent minus processed, this PE */
+
+/* seg.c, getto.c: message handlers called by shmemi_am_poll */
+void shmemi_seg_deliver(int src, const char *buf, size_t len);
+void shmemi_getto_deliver(int src, const char *buf, size_t len);
+
+/* static.c */
+int shmemi_static_range(char **base, size_t *size);
+
+/* MPI datatypes of the reduction types, by their OpenSHMEM names */
+#define MPI_T_short MPI_SHORT
+#define MPI_T_int MPI_INT
+#define MPI_T_long MPI_LONG
+#define MPI_T_longlong MPI_LONG_LONG
+#define MPI_T_float MPI_FLOAT
+#define MPI_T_double MPI_DOUBLE
+#define MPI_T_longdouble MPI_LONG_DOUBLE
+#define MPI_OP_and MPI_BAND
+#define MPI_OP_or MPI_BOR
+#define MPI_OP_xor MPI_BXOR
+#define MPI_OP_sum MPI_SUM
+#define MPI_OP_prod MPI_PROD
+#define MPI_OP_min MPI_MIN
+#define MPI_OP_max MPI_MAX
+
+/* coll.c */
+void shmemi_coll_fini(void);
+
+/* Put and get: inline so that a store to a mapped PE costs a range check
+ * and a memcpy, the message-rate path. */
+static inline void shmemi_put(void *dest, const void *src, size_t n, int pe, int nbi)
+{
+    struct shmemi_target t;
+    if (n == 0 || shmemi_xlate("put", dest, n, pe, &t))
+        return;
+    if (t.local)
+        memcpy(t.local, src, n);
+    else
+        shmemi_put_rma(&t, src, n, pe, nbi);
+}
+
+static inline void shmemi_get(void *dest, const void *src, size_t n, int pe, int nbi)
+{
+    struct shmemi_target t;
+    if (n == 0 || shmemi_xlate("get", src, n, pe, &t))
+        return;
+    if (t.local)
+        memcpy(dest, t.local, n);
+    else
+        shmemi_get_rma(&t, dest, n, pe, nbi);
+}
+
+#endif

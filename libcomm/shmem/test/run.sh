@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# check-shmem: every multi-PE test on 2-4 PEs over shared memory, over MPI RMA
+# (TNBC_SHMEM_TRANSPORT=rma) and over Open MPI's TCP BTL; bounds refusal in
+# both error modes; unmodified OpenSHMEM programs built with tnbc-oshcc and
+# started with tnbc-oshrun.
+cd "$(dirname "$0")/../../.." || exit 1
+: "${BUILD:=build}"
+T_SUITE=shmem
+T_TIMEOUT=${T_TIMEOUT:-60}
+source test/lib.sh
+
+B=$BUILD/shmem/test
+# rma mode allocates no shared window, so osc pt2pt alone: with sm allowed,
+# MPI_Win_allocate on one host would pick osc/sm and bypass TCP
+TCP=(--mca pml ob1 --mca btl self,tcp --mca osc pt2pt)
+P=libcomm/shmem/test/programs
+OUT=$BUILD/shmem/programs
+mkdir -p "$OUT"
+TESTS=(t_rma t_sync t_amo t_coll t_team t_heap t_am t_seg t_getto)
+
+for t in "${TESTS[@]}"; do
+    t_run "$t np=2 shm" mpirun --oversubscribe -np 2 "$B/$t"
+    t_run "$t np=4 shm" mpirun --oversubscribe -np 4 "$B/$t"
+    t_run "$t np=3 rma" mpirun --oversubscribe -np 3 -x TNBC_SHMEM_TRANSPORT=rma "$B/$t"
+    t_run "$t np=2 rma+tcp" mpirun --oversubscribe -np 2 "${TCP[@]}" -x TNBC_SHMEM_TRANSPORT=rma "$B/$t"
+done
+
+t_run "t_bounds np=2 skip" mpirun --oversubscribe -np 2 -x TNBC_SHMEM_ON_ERROR=skip \
+    -x SHMEM_SYMMETRIC_SIZE=1048576 "$B/t_bounds"
+t_run "t_bounds np=3 rma skip" mpirun --oversubscribe -np 3 -x TNBC_SHMEM_ON_ERROR=skip \
+    -x SHMEM_SYMMETRIC_SIZE=1048576 -x TNBC_SHMEM_TRANSPORT=rma "$B/t_bounds"
+# default mode: the job ends non-zero, the message names PE and address
+bounds_abort() {
+    local out rc
+    out=$(t_mpirun 2 "$B/t_bounds" abort 2>&1); rc=$?
+    echo "$out"
+    [[ $rc -ne 0 && $rc -lt 124 ]] || { echo "exit $rc, want a clean failure"; return 1; }
+    grep -Eq 'error PE 0: put of 8 bytes at 0x[0-9a-f]+ on PE 1 refused' <<<"$out"
+}
+export B BUILD OUT P T_TIMEOUT
+export -f bounds_abort t_mpirun
+t_run "t_bounds abort names PE and address" bash -c bounds_abort
+bad_env() {
+    local out
+    out=$(t_mpirun 1 -x SHMEM_SYMMETRIC_SIZE=lots -x TNBC_SHMEM_TRANSPORT=fast \
+          "$B/t_heap" 2>&1) || { echo "$out"; return 1; }
+    echo "$out"
+    grep -q 'SHMEM_SYMMETRIC_SIZE=lots is not a size' <<<"$out" &&
+        grep -q 'TNBC_SHMEM_TRANSPORT=fast: expected auto or rma' <<<"$out"
+}
+export -f bad_env
+t_run "bad environment values: one-line warning, defaults" bash -c bad_env
+
+# Unmodified OpenSHMEM programs through the wrappers.
+for src in "$P"/*.c; do
+    name=$(basename "$src" .c)
+    if t_run "tnbc-oshcc $name" "$BUILD/bin/tnbc-oshcc" -O2 -o "$OUT/$name" "$src"; then
+        t_run "tnbc-oshrun -np 4 $name" timeout -k 5 "$T_TIMEOUT" \
+            "$BUILD/bin/tnbc-oshrun" --oversubscribe -np 4 "$OUT/$name"
+    fi
+done
+for prog in gups ring; do
+    t_run "tnbc-oshrun over TCP: $prog" timeout -k 5 "$T_TIMEOUT" "$BUILD/bin/tnbc-oshrun" \
+        --oversubscribe -np 3 "${TCP[@]}" -x TNBC_SHMEM_TRANSPORT=rma "$OUT/$prog"
+done
+t_run "tnbc-oshcc -c then link" bash -c "$BUILD/bin/tnbc-oshcc -c $P/ring.c -o $OUT/ring.o &&
+    $BUILD/bin/tnbc-oshcc $OUT/ring.o -o $OUT/ring2 && $BUILD/bin/tnbc-oshrun -np 2 $OUT/ring2"
+pc_build() {
+    PKG_CONFIG_PATH=$BUILD/lib/pkgconfig gcc -std=c11 -o "$OUT/hello_pc" "$P/hello.c" \
+        $(PKG_CONFIG_PATH=$BUILD/lib/pkgconfig pkg-config --cflags --libs tnbc-shmem) &&
+        t_mpirun 2 "$OUT/hello_pc"
+}
+export -f pc_build
+t_run "pkg-config tnbc-shmem: plain gcc build runs" bash -c pc_build
+# The same sources build with Open MPI's own oshcc: they use only the standard API.
+if command -v oshcc >/dev/null; then
+    for src in "$P"/*.c; do
+        t_run "Open MPI oshcc accepts $(basename "$src")" \
+            oshcc -std=c11 -c -o "$OUT/$(basename "$src" .c).ompi.o" "$src"
+    done
+else
+    t_skip "Open MPI oshcc" "oshcc not installed"
+fi
+
+t_summary
