@@ -190,7 +190,7 @@ int ibc_finalize(struct ibc_ctx *c)
             for (int p = 0; p < c->nprocs; p++)
                 busy += c->peers[p].outstanding;
             if (busy)
-                rc = ibc_progress(c);
+                rc = ibc_wait_step(c);
         }
         if (rc == 0)
             rc = ibc_barrier(c);

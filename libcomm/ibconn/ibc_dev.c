@@ -141,6 +141,8 @@ int ibc_mode_choose(struct ibc_ctx *c)
             return 0;
         }
     }
+    if (c->rank != 0)
+        return -1;
     return ibc_err("mode %s refused on %s: %s; no allowed fallback (TNBC_IBCONN_ALLOW)",
                    ibc_mode_name(want), c->dev_name, why);
 }

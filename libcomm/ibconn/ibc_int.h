@@ -81,6 +81,7 @@ struct ibc_out {
     struct ibc_out *next;
     int via;                    /* connection it leaves by */
     int credit_write;           /* rc credit update (RDMA write, no receive used) */
+    int stalled;                /* counted once in credit_stalls */
     size_t len;                 /* header + payload */
     char msg[];
 };
@@ -157,6 +158,7 @@ int ibc_route(const struct ibc_ctx *c, int dst);
 int ibc_queue(struct ibc_ctx *c, int via, const struct ibc_hdr *h, const void *payload,
               size_t len);
 int ibc_flush(struct ibc_ctx *c);
+int ibc_wait_step(struct ibc_ctx *c);
 int ibc_conn_start(struct ibc_ctx *c, int peer);
 int ibc_wait_connected(struct ibc_ctx *c, int peer);
 

@@ -18,7 +18,7 @@ static int check_rank(const struct ibc_ctx *c, int r, const char *what)
 static int outbox_room(struct ibc_ctx *c)
 {
     while (c->out_len > 4 * c->sslots)
-        if (ibc_progress(c))
+        if (ibc_wait_step(c))
             return -1;
     return 0;
 }
@@ -56,7 +56,7 @@ static int post_write(struct ibc_ctx *c, int dst, struct ibv_mr *mr, size_t len)
                        *bad;
 
     while (p->outstanding >= c->sd)
-        if (ibc_progress(c))
+        if (ibc_wait_step(c))
             return -1;
     c->rndv_peer = dst;
     c->rndv_write_done = 0;
@@ -85,7 +85,7 @@ static int send_rndv(struct ibc_ctx *c, int dst, const void *buf, size_t len)
     if (ibc_queue(c, dst, &h, NULL, 0))
         goto out;
     while (!(p->cts_seen && p->cts_seq == h.seq))
-        if (ibc_progress(c))
+        if (ibc_wait_step(c))
             goto out;
     p->cts_seen = 0;
     if (post_write(c, dst, mr, len))
@@ -94,7 +94,7 @@ static int send_rndv(struct ibc_ctx *c, int dst, const void *buf, size_t len)
     if (ibc_queue(c, dst, &h, NULL, 0))
         goto out;
     while (!c->rndv_write_done)
-        if (ibc_progress(c))
+        if (ibc_wait_step(c))
             goto out;
     c->st.rndv_sent++;
     rc = 0;
@@ -127,7 +127,7 @@ static int recv_rndv(struct ibc_ctx *c, int src, struct ibc_msg *m, void *buf)
     if (ibc_wait_connected(c, src) || ibc_queue(c, src, &h, NULL, 0))
         goto out;
     while (p->rndv_fin_seq != (uint64_t)m->seq + 1)
-        if (ibc_progress(c))
+        if (ibc_wait_step(c))
             goto out;
     rc = 0;
 out:
@@ -143,7 +143,7 @@ int ibc_recv(struct ibc_ctx *c, int src, void *buf, size_t cap, size_t *len)
     struct ibc_msg *m;
 
     while (!(m = p->q) || m->seq != p->recv_seq)
-        if (ibc_progress(c))
+        if (ibc_wait_step(c))
             return -1;
     if (m->len > cap)
         return ibc_err("recv: %llu-byte message from rank %d does not fit in %zu bytes",
@@ -170,7 +170,7 @@ int ibc_barrier(struct ibc_ctx *c)
 
     MPI_Ibarrier(c->comm, &req);
     while (!done) {
-        if (ibc_progress(c))
+        if (ibc_wait_step(c))
             return -1;
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
     }

@@ -3,6 +3,7 @@
 #include "ibc_int.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,7 @@ int ibc_queue(struct ibc_ctx *c, int via, const struct ibc_hdr *h, const void *p
     o->next = NULL;
     o->via = via;
     o->credit_write = 0;
+    o->stalled = 0;
     o->len = sizeof *h + len;
     memcpy(o->msg, h, sizeof *h);
     if (len)
@@ -79,7 +81,7 @@ static int queue_credit(struct ibc_ctx *c, int peer)
 }
 
 /* Whether o may be posted now; rc eager sends also need a credit. */
-static int can_post(struct ibc_ctx *c, const struct ibc_out *o)
+static int can_post(struct ibc_ctx *c, struct ibc_out *o)
 {
     struct ibc_peer *p = &c->peers[o->via];
 
@@ -88,7 +90,8 @@ static int can_post(struct ibc_ctx *c, const struct ibc_out *o)
     if (p->outstanding >= c->sd)
         return 0;
     if (c->mode == IBC_RC && !o->credit_write && p->sent - c->credit_in[o->via] >= c->o.n) {
-        c->st.credit_stalls++;
+        c->st.credit_stalls += !o->stalled;
+        o->stalled = 1;
         return 0;
     }
     return 1;
@@ -336,26 +339,46 @@ static int async_events(struct ibc_ctx *c)
     return 0;
 }
 
-int ibc_progress(struct ibc_ctx *c)
+/* One round of progress: completions, SRQ events, the outbox. Returns the
+ * number of completions handled, or -1. */
+static int progress_round(struct ibc_ctx *c)
 {
     struct ibv_wc wc[16];
-    int n;
+    int n, done = 0;
 
     while ((n = ibv_poll_cq(c->scq, 16, wc)) > 0)
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++, done++)
             if (send_done(c, &wc[i]))
                 return -1;
     if (n < 0)
         return ibc_err("polling the send CQ failed");
     while ((n = ibv_poll_cq(c->rcq, 16, wc)) > 0)
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++, done++)
             if (recv_done(c, &wc[i]))
                 return -1;
     if (n < 0)
         return ibc_err("polling the receive CQ failed");
     if (c->srq && (c->async_tick++ & 31) == 0 && async_events(c))
         return -1;
-    return c->out_head ? ibc_flush(c) : 0;
+    if (c->out_head && ibc_flush(c))
+        return -1;
+    return done;
+}
+
+int ibc_progress(struct ibc_ctx *c)
+{
+    return progress_round(c) < 0 ? -1 : 0;
+}
+
+/* A step of a blocking wait: when nothing happened, give the CPU away, since
+ * the peer we wait for (or soft-RoCE's kernel work) may need it. */
+int ibc_wait_step(struct ibc_ctx *c)
+{
+    int n = progress_round(c);
+
+    if (n == 0)
+        sched_yield();
+    return n < 0 ? -1 : 0;
 }
 
 /* ---- connections on demand ---- */
@@ -382,7 +405,7 @@ int ibc_wait_connected(struct ibc_ctx *c, int peer)
     if (ibc_conn_start(c, peer))
         return -1;
     while (c->peers[peer].state != C_CONNECTED)
-        if (ibc_progress(c))
+        if (ibc_wait_step(c))
             return -1;
     return 0;
 }
