@@ -5,6 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One SRQ receive per static connection, within [srq_min, srq_max]. */
+static unsigned srq_depth(const struct ibc_ctx *c, unsigned statics)
+{
+    unsigned depth = c->o.srq_per_conn * statics;
+
+    if (depth < c->o.srq_min)
+        depth = c->o.srq_min;
+    return depth < c->o.srq_max ? depth : c->o.srq_max;
+}
+
 static int make_queues(struct ibc_ctx *c)
 {
     int statics = 0;
@@ -14,18 +24,17 @@ static int make_queues(struct ibc_ctx *c)
     c->conns_static = (unsigned)statics;
     c->sslots = 2 * c->o.sd > 32 ? 2 * c->o.sd : 32;
     c->scq_size = (int)c->sslots + 8;
-    c->rcq_size = c->use_srq ? (int)c->o.srq_max + 16 : (int)(c->o.rd * (unsigned)statics) + 16;
+    /* With an SRQ the receive CQ starts at the SRQ's depth and grows with it
+     * (ibc_srq_grow), so its memory scales like the rest. */
+    c->rcq_size = c->use_srq ? (int)srq_depth(c, (unsigned)statics) + 16
+                             : (int)(c->o.rd * (unsigned)statics) + 16;
     c->scq = ibv_create_cq(c->dev, c->scq_size, NULL, NULL, 0);
     c->rcq = ibv_create_cq(c->dev, c->rcq_size, NULL, NULL, 0);
     if (!c->scq || !c->rcq)
         return ibc_err("cannot create completion queues (%d, %d entries)", c->scq_size,
                        c->rcq_size);
     if (c->use_srq) {
-        unsigned depth = c->o.srq_per_conn * (unsigned)statics;
-        if (depth < c->o.srq_min)
-            depth = c->o.srq_min;
-        if (depth > c->o.srq_max)
-            depth = c->o.srq_max;
+        unsigned depth = srq_depth(c, (unsigned)statics);
         struct ibv_srq_init_attr sa = {.attr = {.max_wr = depth, .max_sge = 1}};
         if (!(c->srq = ibv_create_srq(c->pd, &sa)))
             return ibc_err("cannot create a shared receive queue of %u", depth);

@@ -89,7 +89,9 @@ static int can_post(struct ibc_ctx *c, struct ibc_out *o)
         return 0;
     if (p->outstanding >= c->sd)
         return 0;
-    if (c->mode == IBC_RC && !o->credit_write && p->sent - c->credit_in[o->via] >= c->o.n) {
+    /* credit_in is written by the peer's RDMA: read it through volatile. */
+    if (c->mode == IBC_RC && !o->credit_write &&
+        p->sent - ((volatile uint64_t *)c->credit_in)[o->via] >= c->o.n) {
         c->st.credit_stalls += !o->stalled;
         o->stalled = 1;
         return 0;

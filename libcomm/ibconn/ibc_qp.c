@@ -114,6 +114,10 @@ int ibc_srq_grow(struct ibc_ctx *c, unsigned more)
         struct ibv_srq_attr q;
         c->srq_cap = ibv_query_srq(c->srq, &q) ? a.max_wr : q.max_wr;
     }
+    /* Every posted receive may complete at once: keep room in the CQ. */
+    if ((int)(c->srq_posted + more) + 16 > c->rcq->cqe &&
+        ibv_resize_cq(c->rcq, (int)(c->srq_posted + more) + 16))
+        return ibc_err("cannot resize the receive CQ to %u", c->srq_posted + more + 16);
     if (ibc_slots_alloc(c, more, &s))
         return -1;
     for (unsigned i = 0; i < more; i++)

@@ -23,20 +23,20 @@ mem)
     done ;;
 perf)
     echo "== perftest ibv_rc_pingpong (rxe1 -> rxe0 over the veth)"
-    for s in 8 1024 8192 65536; do
-        ibv_rc_pingpong -d rxe0 -g 1 -s $s -n 200 >/tmp/pp.srv 2>&1 & sleep 1
-        echo "size=$s $(timeout 60 ibv_rc_pingpong -d rxe1 -g 1 -s $s -n 200 10.77.0.1 2>&1 | grep usec/iter)"
+    for s in 8 8192 65536; do
+        ibv_rc_pingpong -d rxe0 -g 1 -s $s -n 100 >/tmp/pp.srv 2>&1 & sleep 1
+        echo "size=$s $(timeout 60 ibv_rc_pingpong -d rxe1 -g 1 -s $s -n 100 10.77.0.1 2>&1 | grep usec/iter)"
         wait
     done
     echo "== perftest ib_write_bw"
     for s in 65536 1048576 4194304; do
-        timeout 90 ib_write_bw -d rxe0 -x 1 -s $s -n 64 >/dev/null 2>&1 & sleep 1
-        echo "size=$s $(timeout 90 ib_write_bw -d rxe1 -x 1 -s $s -n 64 10.77.0.1 2>&1 | grep -E "^ +$s ")"
+        timeout 90 ib_write_bw -d rxe0 -x 1 -s $s -n 16 >/dev/null 2>&1 & sleep 1
+        echo "size=$s $(timeout 90 ib_write_bw -d rxe1 -x 1 -s $s -n 16 10.77.0.1 2>&1 | grep -E "^ +$s ")"
         wait
     done
     echo "== perftest ib_write_lat"
-    timeout 60 ib_write_lat -d rxe0 -x 1 -s 8 -n 200 >/dev/null 2>&1 & sleep 1
-    timeout 60 ib_write_lat -d rxe1 -x 1 -s 8 -n 200 10.77.0.1 2>&1 | grep -E "^ +8 "
+    timeout 60 ib_write_lat -d rxe0 -x 1 -s 8 -n 100 >/dev/null 2>&1 & sleep 1
+    timeout 60 ib_write_lat -d rxe1 -x 1 -s 8 -n 100 10.77.0.1 2>&1 | grep -E "^ +8 "
     wait
     echo "== ibconn (rank 0 on rxe0, rank 1 on rxe1)"
     for mode in rc rc_srq; do

@@ -93,7 +93,7 @@ static int pingpong(struct ibc_ctx *c, int peer, char *buf, size_t size, int ite
 static int bench_lat(struct ibc_ctx *c)
 {
     static const size_t sizes[] = {8, 1024, 8192, 65536, 1 << 20};
-    static const int iters[] = {200, 200, 100, 40, 10};
+    static const int iters[] = {100, 100, 50, 20, 5};
     char *buf = calloc(1, 1 << 20);
     double us;
 
