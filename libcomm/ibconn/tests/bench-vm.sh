@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ibconn benchmarks on soft-RoCE, inside the VM bench (bench.sh runs it):
-#   scripts/vm/run -t 600 libcomm/ibconn/tests/bench-vm.sh mem|perf
+#   scripts/vm/run -t 600 libcomm/ibconn/tests/bench-vm.sh mem|perf|first
 # Prints result lines; numbers go to docs/ibconn.md.
 cd "$(dirname "$0")/../../.." || exit 1
 B=${BUILD:-build}
@@ -43,11 +43,14 @@ perf)
     done
     echo "== ibconn rc"
     TNBC_IBCONN_MODE=rc run 2 "$X" bw
-    echo "== time to first message, 4 ranks, 0 <-> 3"
-    for round in 1 2; do
+    ;;
+first)
+    # 0 <-> 3: pre-connected (rc_srq) vs on demand (group of 2: 0 and 3 share
+    # neither group nor index).
+    for round in 1 2 3; do
         TNBC_IBCONN_MODE=rc_srq run 4 "$X" first 3
         TNBC_IBCONN_MODE=group TNBC_IBCONN_GROUP=2 run 4 "$X" first 3
     done
     ;;
-*) echo "usage: bench-vm.sh mem|perf" >&2; exit 2 ;;
+*) echo "usage: bench-vm.sh mem|perf|first" >&2; exit 2 ;;
 esac

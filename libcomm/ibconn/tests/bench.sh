@@ -12,7 +12,7 @@ if [[ ! -s ${TNBC_VM_DIR:-build/vm}/KVER ]]; then
     echo "bench-ibconn: no guest kernel (make deps); VM benchmarks skipped"; exit 0
 fi
 status=0
-for part in ${TNBC_IBCONN_BENCH_PARTS:-mem perf}; do
+for part in ${TNBC_IBCONN_BENCH_PARTS:-first perf mem}; do
     echo "== VM: $part"
     scripts/vm/run -t 590 -c 2 -m 2048 -e BUILD="$B" \
         libcomm/ibconn/tests/bench-vm.sh "$part" | tee "$out/$part.txt"
