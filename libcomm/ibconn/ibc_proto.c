@@ -343,23 +343,27 @@ static int async_events(struct ibc_ctx *c)
 
 /* One round of progress: completions, SRQ events, the outbox. Returns the
  * number of completions handled, or -1. */
-static int progress_round(struct ibc_ctx *c)
+typedef int (*wc_handler)(struct ibc_ctx *c, const struct ibv_wc *wc);
+
+/* Handle every completion waiting on cq; adds their number to *done. */
+static int drain(struct ibc_ctx *c, struct ibv_cq *cq, wc_handler fn, int *done)
 {
     struct ibv_wc wc[16];
-    int n, done = 0;
+    int n;
 
-    while ((n = ibv_poll_cq(c->scq, 16, wc)) > 0)
-        for (int i = 0; i < n; i++, done++)
-            if (send_done(c, &wc[i]))
+    while ((n = ibv_poll_cq(cq, 16, wc)) > 0)
+        for (int i = 0; i < n; i++, (*done)++)
+            if (fn(c, &wc[i]))
                 return -1;
-    if (n < 0)
-        return ibc_err("polling the send CQ failed");
-    while ((n = ibv_poll_cq(c->rcq, 16, wc)) > 0)
-        for (int i = 0; i < n; i++, done++)
-            if (recv_done(c, &wc[i]))
-                return -1;
-    if (n < 0)
-        return ibc_err("polling the receive CQ failed");
+    return n < 0 ? ibc_err("polling a completion queue failed") : 0;
+}
+
+static int progress_round(struct ibc_ctx *c)
+{
+    int done = 0;
+
+    if (drain(c, c->scq, send_done, &done) || drain(c, c->rcq, recv_done, &done))
+        return -1;
     if (c->srq && (c->async_tick++ & 31) == 0 && async_events(c))
         return -1;
     if (c->out_head && ibc_flush(c))
