@@ -32,7 +32,7 @@ if [[ -n $why ]]; then
     t_skip "ibconn on soft-RoCE in the VM (14 tests)" "$why"
 else
     log=$T_LOGDIR/vm.log
-    scripts/vm/run -t "${TNBC_IBCONN_VM_TIMEOUT:-200}" -c 2 -m 1536 \
+    scripts/vm/run -t "${TNBC_IBCONN_VM_TIMEOUT:-200}" -c 2 -m "${TNBC_VM_MEM:-1536}" \
         -e BUILD="$B" libcomm/ibconn/tests/vm-suite.sh >"$log" 2>&1
     rc=$?
     grep -E '^  (ok|FAIL|skip) |^       \|' "$log"
