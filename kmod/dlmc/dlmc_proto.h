@@ -274,8 +274,9 @@ static inline int dlmc_txwin_ack(struct dlmc_txwin *w, u32 cum, u64 sack,
 	if (adv > inflight)
 		return -1;
 	mark = dlmc_low_bits(adv);
+	/* Bit 0 would be cum itself, which by definition did not arrive. */
 	if (adv < 64)
-		mark |= sack << adv;
+		mark |= (sack & ~1ULL) << adv;
 	mark &= dlmc_low_bits(inflight);
 	*newly = mark & ~w->acked;
 	w->acked |= mark;
