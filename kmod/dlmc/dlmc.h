@@ -52,6 +52,8 @@ enum dlmc_counter {
 	DLMC_C_MSGS_SENT, DLMC_C_MSGS_RECV, DLMC_C_NR
 };
 extern atomic64_t dlmc_counters[DLMC_C_NR];
+/* Endpoints, connections and messages alive; must be 0 at unload. */
+extern atomic_t dlmc_live;
 
 static inline void dlmc_count(enum dlmc_counter c)
 {

@@ -102,6 +102,7 @@ struct dlmc_ep *dlmc_ep_create(struct net *net, const struct dlmc_bind *cb,
 		put_net(ep->net);
 		goto fail;
 	}
+	atomic_inc(&dlmc_live);
 	return ep;
 fail:
 	kfree(ep);
@@ -114,6 +115,7 @@ void dlmc_msg_free(struct dlmc_ep *ep, struct dlmc_msg *m)
 		ep->rx_mem -= m->mem;
 	__skb_queue_purge(&m->frags);
 	kfree(m);
+	atomic_dec(&dlmc_live);
 }
 
 static void dlmc_peer_free(struct dlmc_peer *p)
@@ -127,6 +129,7 @@ static void dlmc_peer_free(struct dlmc_peer *p)
 	if (p->rx_msg)
 		dlmc_msg_free(NULL, p->rx_msg);
 	kfree(p);
+	atomic_dec(&dlmc_live);
 }
 
 /*
@@ -155,6 +158,7 @@ void dlmc_ep_destroy(struct dlmc_ep *ep)
 		dlmc_msg_free(NULL, m);
 	put_net(ep->net);
 	kfree(ep);
+	atomic_dec(&dlmc_live);
 }
 
 struct dlmc_peer *dlmc_peer_find(struct dlmc_ep *ep, const u8 *mac, u16 id)
@@ -183,5 +187,6 @@ struct dlmc_peer *dlmc_peer_get(struct dlmc_ep *ep, const u8 *mac, u16 id,
 	p->ep = id;
 	list_add(&p->node, &ep->peers);
 	ep->npeers++;
+	atomic_inc(&dlmc_live);
 	return p;
 }

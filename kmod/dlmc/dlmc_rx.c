@@ -67,6 +67,7 @@ static bool dlmc_deliver(struct dlmc_ep *ep, struct dlmc_peer *p,
 		m->len = cb->msg_len;
 		__skb_queue_head_init(&m->frags);
 		p->rx_msg = m;
+		atomic_inc(&dlmc_live);
 	} else if (cb->frag_off != m->got || cb->msg_len != m->len ||
 		   cb->tag != m->tag) {
 		dlmc_msg_abort(ep, p);

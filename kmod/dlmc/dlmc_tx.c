@@ -183,12 +183,24 @@ static void dlmc_peer_fail(struct dlmc_peer *p, int err)
 }
 
 /*
- * Resend frames of p that are unacknowledged and were last sent at least
- * age jiffies ago; stop at limit (exclusive).  Returns false if the
- * connection failed.
+ * A frame sent n times waits rto << (n - 1), at most DLMC_BACKOFF_MAX
+ * doublings, before the timer sends it again: when the link (or an emulated
+ * CPU) is slower than rto, retransmissions back off instead of flooding.
+ */
+#define DLMC_BACKOFF_MAX	3
+
+static unsigned long dlmc_backoff(unsigned long rto, unsigned int tries)
+{
+	return rto << min(tries ? tries - 1 : 0, (unsigned int)DLMC_BACKOFF_MAX);
+}
+
+/*
+ * Resend frames of p that are unacknowledged and were last sent long enough
+ * ago (timer: the backed-off rto; fast: age, and only frames sent once);
+ * stop at limit (exclusive).  Returns false if the connection failed.
  */
 static bool dlmc_resend_old(struct dlmc_peer *p, u32 limit, unsigned long age,
-			    struct sk_buff_head *out)
+			    bool fast, struct sk_buff_head *out)
 {
 	unsigned int i, n = min(limit - p->tx.una, dlmc_txwin_inflight(&p->tx));
 	struct dlmc_txslot *s;
@@ -198,7 +210,10 @@ static bool dlmc_resend_old(struct dlmc_peer *p, u32 limit, unsigned long age,
 		seq = p->tx.una + i;
 		s = &p->txs[seq % DLMC_WINDOW];
 		if (dlmc_txwin_is_acked(&p->tx, seq) || !s->skb ||
-		    time_before(jiffies, s->sent + age))
+		    (fast && s->tries > 1))
+			continue;
+		if (time_before(jiffies, s->sent +
+				(fast ? age : dlmc_backoff(age, s->tries))))
 			continue;
 		if (s->tries >= dlmc_max_retries) {
 			dlmc_peer_fail(p, -ETIMEDOUT);
@@ -237,7 +252,7 @@ void dlmc_tx_ack(struct dlmc_ep *ep, struct dlmc_peer *p,
 	}
 	if (in->sack)
 		dlmc_resend_old(p, in->seq + fls64(in->sack) - 1,
-				max(dlmc_rto() / 4, 1UL), out);
+				max(dlmc_rto() / 4, 1UL), true, out);
 	wake_up(&ep->wq);
 }
 
@@ -256,7 +271,7 @@ void dlmc_timer_fn(struct timer_list *t)
 		return;
 	}
 	list_for_each_entry(p, &ep->peers, node) {
-		if (!dlmc_resend_old(p, p->tx.nxt, rto, &out))
+		if (!dlmc_resend_old(p, p->tx.nxt, rto, false, &out))
 			failed = true;
 		else if (dlmc_txwin_inflight(&p->tx))
 			pending = true;
@@ -533,6 +548,13 @@ int dlmc_send(struct dlmc_ep *ep, const struct dlmc_send *a)
 	p = dlmc_tx_claim(ep, a, &err);
 	if (p)
 		err = dlmc_send_frames(ep, p, dev, a);
+	if (p && err < 0) {
+		/* Nothing of a new message went out: free the connection. */
+		spin_lock_bh(&ep->lock);
+		if (p->tx_busy && p->tx_done == 0)
+			p->tx_busy = false;
+		spin_unlock_bh(&ep->lock);
+	}
 	dev_put(dev);
 out:
 	mutex_unlock(&ep->send_mutex);
