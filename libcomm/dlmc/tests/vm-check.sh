@@ -27,7 +27,7 @@ both_ways() {
 export -f both_ways
 t_fn "both directions at once" both_ways
 t_run "malformed frames counted and dropped" bash -c "
-    ip netns exec b $DLMC_BIN/dlmc_tool recv vb 7 1 1000 & pid=\$!
+    ip netns exec b $DLMC_BIN/dlmc_tool recv vb 7 2 1000 & pid=\$!
     sleep 1
     ip netns exec a $DLMC_BIN/dlmc_raw va \$(dlmc_addr b vb 7) || exit 1
     wait \$pid"

@@ -3,8 +3,8 @@
  * on IF toward endpoint DST (aa:bb:cc:dd:ee:ff/ep, on the other end of the
  * link), and checks from the module's counters that each malformed one was
  * counted in the right class and dropped.  Finishes with one valid
- * single-frame message (tag 0, 1000 bytes, pattern 0), which the receiver
- * at DST must get intact.  Exit status = failures.
+ * single-frame messages (tags 0 and 1, 1000 bytes, patterns 0 and 1, the
+ * first one also sent twice), which the receiver at DST must get intact.  Exit status = failures.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -175,6 +175,11 @@ int main(int argc, char **argv)
 	len = build(&r, f, &in, payload, 1000);
 	inject(&r, "valid message delivered", f, len, C(msgs_recv));
 	inject(&r, "its duplicate discarded", f, len, C(rx_dup));
+	in.seq = 1;
+	in.tag = 1;
+	pattern_fill(payload, sizeof(payload), 1);
+	len = build(&r, f, &in, payload, 1000);
+	inject(&r, "next message delivered", f, len, C(msgs_recv));
 	printf("%d failure(s)\n", failures);
 	return failures ? 1 : 0;
 }
