@@ -15,7 +15,7 @@ DLMC_LIB   := $(DLMC_OUT)/libtnbc-dlmc.a
 DLMC_LSRC  := $(DLMC_DIR)/dlmc.c $(DLMC_DIR)/chan.c
 DLMC_TOOLS := $(DLMC_OUT)/dlmc_tool $(DLMC_OUT)/dlmc_bad $(DLMC_OUT)/dlmc_raw \
               $(DLMC_OUT)/dlmc_bench
-DLMC_APPS  := $(DLMC_OUT)/dlmc_pi $(DLMC_OUT)/dlmc_tridiag
+DLMC_APPS  := $(DLMC_OUT)/dlmc_pi $(DLMC_OUT)/dlmc_tridiag $(DLMC_OUT)/dlmc_pingpong
 DLMC_UNIT  := $(DLMC_OUT)/test_dlmc_proto
 
 ALL_TARGETS  += $(DLMC_LIB) $(DLMC_TOOLS) $(DLMC_APPS) $(DLMC_UNIT) dlmc-kmod
@@ -43,11 +43,20 @@ DLMC_TOOL_UTIL := $(BUILD)/$(DLMC_DIR)/tools/tool_util.o
 $(DLMC_OUT)/dlmc_%: $(BUILD)/$(DLMC_DIR)/tools/dlmc_%.o $(DLMC_TOOL_UTIL) $(DLMC_LIB)
 	$(MPICC) $(LDFLAGS) $^ -o $@ -lm
 
-$(DLMC_OUT)/dlmc_pi: $(BUILD)/$(DLMC_DIR)/apps/pi.o $(BUILD)/$(DLMC_DIR)/apps/p2p.o $(DLMC_LIB)
+DLMC_P2P := $(BUILD)/$(DLMC_DIR)/apps/p2p.o
+
+$(DLMC_OUT)/dlmc_pi: $(BUILD)/$(DLMC_DIR)/apps/pi.o $(DLMC_P2P) $(DLMC_LIB)
 	$(MPICC) $(LDFLAGS) $^ -o $@ -lm
 
-$(DLMC_OUT)/dlmc_tridiag: $(BUILD)/$(DLMC_DIR)/apps/tridiag.o $(BUILD)/$(DLMC_DIR)/apps/p2p.o $(DLMC_LIB)
+$(DLMC_OUT)/dlmc_tridiag: $(BUILD)/$(DLMC_DIR)/apps/tridiag.o $(DLMC_P2P) $(DLMC_LIB)
 	$(MPICC) $(LDFLAGS) $^ -o $@ -lm
+
+$(DLMC_OUT)/dlmc_pingpong: $(BUILD)/$(DLMC_DIR)/apps/pingpong.o $(DLMC_P2P) $(DLMC_LIB)
+	$(MPICC) $(LDFLAGS) $^ -o $@ -lm
+
+# Keep the objects (make would delete them as intermediates of the links).
+.SECONDARY: $(DLMC_TOOL_UTIL) $(DLMC_P2P) \
+	$(patsubst $(DLMC_OUT)/%,$(BUILD)/$(DLMC_DIR)/tools/%.o,$(DLMC_TOOLS))
 
 $(DLMC_UNIT): $(BUILD)/$(DLMC_DIR)/tests/test_proto.o $(DLMC_LIB)
 	$(MPICC) $(LDFLAGS) $^ -o $@ -lcmocka
