@@ -47,3 +47,20 @@ t_fn() {
     t_run "$name" bash -c '"$@"' _ "$@"
 }
 export -f dlmc_net_up dlmc_addr dlmc_exchange dlmc_set dlmc_counter
+
+# dlmc_mpirun NP CMD...: an MPI job with ranks alternating between
+# namespace a (where mpirun runs) and b, talking over the veth only.
+dlmc_mpirun() {
+    local np=$1; shift
+    local hf=/tmp/dlmc-hosts
+    printf '10.78.0.1 slots=%s\n10.78.0.2 slots=%s\n' "$np" "$np" >"$hf"
+    ip netns exec a unshare --uts -- env TMPDIR=/tmp/node-mpirun \
+        OMPI_MCA_plm_rsh_agent="$PWD/libcomm/dlmc/tests/ns-agent" \
+        OMPI_MCA_plm_rsh_no_tree_spawn=1 \
+        OMPI_MCA_oob_tcp_if_include=10.78.0.0/24 \
+        OMPI_MCA_btl_tcp_if_include=10.78.0.0/24 \
+        OMPI_MCA_btl=self,tcp \
+        TNBC_DLMC_IF=va,vb \
+        mpirun --hostfile "$hf" --map-by node -np "$np" "$@"
+}
+export -f dlmc_mpirun
