@@ -87,6 +87,7 @@ struct dlmc_peer {
 
 	struct dlmc_txwin tx;
 	struct dlmc_txslot txs[DLMC_WINDOW];
+	unsigned long srtt8;		/* smoothed round trip, jiffies * 8 */
 	bool tx_busy;			/* a message is partly accepted */
 	u32 tx_len, tx_done, tx_tag;
 

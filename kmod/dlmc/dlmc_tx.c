@@ -31,6 +31,29 @@ static unsigned long dlmc_rto(void)
 	return j ? j : 1;
 }
 
+/*
+ * Retransmission timeout of a connection: the rto_ms floor, or twice the
+ * smoothed round trip when the path (or an emulated CPU) is slower, so
+ * frames still on their way are not sent again.
+ */
+static unsigned long dlmc_peer_rto(const struct dlmc_peer *p)
+{
+	return max(dlmc_rto(), p->srtt8 / 4 + 1);
+}
+
+/* Round-trip sample from a frame acknowledged after one transmission. */
+static void dlmc_rtt_sample(struct dlmc_peer *p, const struct dlmc_txslot *s)
+{
+	unsigned long rtt = jiffies - s->sent;
+
+	if (s->tries != 1)
+		return;		/* Karn: ambiguous after a retransmission */
+	if (!p->srtt8)
+		p->srtt8 = rtt << 3;
+	else
+		p->srtt8 = p->srtt8 - (p->srtt8 >> 3) + rtt;
+}
+
 static bool dlmc_chance(unsigned int ppm)
 {
 	return ppm && get_random_u32() % 1000000 < ppm;
@@ -246,13 +269,14 @@ void dlmc_tx_ack(struct dlmc_ep *ep, struct dlmc_peer *p,
 		struct dlmc_txslot *s = &p->txs[(base + i) % DLMC_WINDOW];
 
 		if (newly & 1) {
+			dlmc_rtt_sample(p, s);
 			kfree_skb(s->skb);
 			s->skb = NULL;
 		}
 	}
 	if (in->sack)
 		dlmc_resend_old(p, in->seq + fls64(in->sack) - 1,
-				max(dlmc_rto() / 4, 1UL), true, out);
+				max(dlmc_peer_rto(p) / 4, 1UL), true, out);
 	wake_up(&ep->wq);
 }
 
@@ -271,7 +295,8 @@ void dlmc_timer_fn(struct timer_list *t)
 		return;
 	}
 	list_for_each_entry(p, &ep->peers, node) {
-		if (!dlmc_resend_old(p, p->tx.nxt, rto, false, &out))
+		if (!dlmc_resend_old(p, p->tx.nxt, dlmc_peer_rto(p), false,
+				     &out))
 			failed = true;
 		else if (dlmc_txwin_inflight(&p->tx))
 			pending = true;

@@ -32,6 +32,13 @@ t_run "malformed frames counted and dropped" bash -c "
     ip netns exec a $DLMC_BIN/dlmc_raw va \$(dlmc_addr b vb 7) || exit 1
     wait \$pid"
 
+mpi_apps() {
+    dlmc_mpirun 2 "$DLMC_BIN/dlmc_pi" --transport=dlmc -r 3 100 100000 &&
+    dlmc_mpirun 2 "$DLMC_BIN/dlmc_tridiag" --transport=dlmc -r 1 1000 300000
+}
+export -f mpi_apps
+t_fn "mpirun across namespaces: pi and tridiagonal solver over DLMC" mpi_apps
+
 lossy() {
     local retrans0 bad0
     retrans0=$(dlmc_counter tx_retrans) bad0=$(dlmc_counter rx_bad_csum)

@@ -54,7 +54,9 @@ dlmc_mpirun() {
     local np=$1; shift
     local hf=/tmp/dlmc-hosts
     printf '10.78.0.1 slots=%s\n10.78.0.2 slots=%s\n' "$np" "$np" >"$hf"
+    mkdir -p /tmp/node-mpirun
     ip netns exec a unshare --uts -- env TMPDIR=/tmp/node-mpirun \
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
         OMPI_MCA_plm_rsh_agent="$PWD/libcomm/dlmc/tests/ns-agent" \
         OMPI_MCA_plm_rsh_no_tree_spawn=1 \
         OMPI_MCA_oob_tcp_if_include=10.78.0.0/24 \
