@@ -275,6 +275,7 @@ static int dlmc_copy_msg(const struct dlmc_msg *m, void __user *buf)
 		if (copy_to_user(buf + off, skb->data, skb->len))
 			return -EFAULT;
 		off += skb->len;
+		cond_resched();
 	}
 	return 0;
 }

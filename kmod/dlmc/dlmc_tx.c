@@ -546,6 +546,8 @@ static int dlmc_send_frames(struct dlmc_ep *ep, struct dlmc_peer *p,
 		dlmc_batch_free(&b);
 		dlmc_xmit_list(ep, &out);
 		first = false;
+		/* ACKs may keep the window open: never hog the CPU. */
+		cond_resched();
 		if (err)
 			break;
 	}

@@ -12,12 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 struct dlmc {
 	int fd;
 	struct dlmc_addr self;
 	size_t frag;
+	unsigned int spin_us;
 };
 
 enum { REQ_SEND = 1, REQ_RECV = 2 };
@@ -30,6 +32,50 @@ static int dlmc_ioctl(int fd, unsigned long cmd, void *arg)
 		rc = ioctl(fd, cmd, arg);
 	} while (rc < 0 && errno == EINTR);
 	return rc < 0 ? -errno : rc;
+}
+
+static unsigned int dlmc_spin_env(void)
+{
+	const char *s = getenv("TNBC_DLMC_SPIN_US");
+	char *end;
+	unsigned long v;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v > 1000000) {
+		fprintf(stderr, "tnbc dlmc: TNBC_DLMC_SPIN_US='%s' is not 0..1000000; using 0\n", s);
+		return 0;
+	}
+	return (unsigned int)v;
+}
+
+static double dlmc_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Non-blocking attempts for up to spin_us, then the blocking call. */
+static int dlmc_recv_ioctl(dlmc *d, struct dlmc_recv *r)
+{
+	double end;
+	int rc;
+
+	if (d->spin_us && !(r->flags & DLMC_NONBLOCK)) {
+		end = dlmc_now_us() + d->spin_us;
+		r->flags |= DLMC_NONBLOCK;
+		do {
+			rc = dlmc_ioctl(d->fd, DLMC_IOC_RECV, r);
+		} while (rc == -EAGAIN && dlmc_now_us() < end);
+		r->flags &= ~DLMC_NONBLOCK;
+		if (rc != -EAGAIN)
+			return rc;
+	}
+	return dlmc_ioctl(d->fd, DLMC_IOC_RECV, r);
 }
 
 int dlmc_open(const char *ifname, uint16_t ep, dlmc **out)
@@ -62,8 +108,14 @@ int dlmc_open(const char *ifname, uint16_t ep, dlmc **out)
 	memcpy(d->self.mac, b.mac, DLMC_ALEN);
 	d->self.ep = ep;
 	d->frag = b.frag_max;
+	d->spin_us = dlmc_spin_env();
 	*out = d;
 	return 0;
+}
+
+void dlmc_set_spin(dlmc *d, unsigned int usec)
+{
+	d->spin_us = usec > 1000000 ? 1000000 : usec;
 }
 
 int dlmc_close(dlmc *d)
@@ -155,7 +207,7 @@ int dlmc_recv(dlmc *d, const struct dlmc_addr *src, uint32_t tag, int flags,
 	int rc;
 
 	dlmc_recv_prep(&r, src, tag, flags, buf, cap);
-	rc = dlmc_ioctl(d->fd, DLMC_IOC_RECV, &r);
+	rc = dlmc_recv_ioctl(d, &r);
 	if (rc == 0 || rc == -EMSGSIZE)
 		dlmc_recv_status(&r, st);
 	return rc;
@@ -197,7 +249,7 @@ int dlmc_test(dlmc *d, struct dlmc_req *req)
 	if (req->kind == REQ_SEND) {
 		rc = dlmc_send_step(d, &req->send);
 	} else if (req->kind == REQ_RECV) {
-		rc = dlmc_ioctl(d->fd, DLMC_IOC_RECV, &req->recv);
+		rc = dlmc_recv_ioctl(d, &req->recv);
 		if (rc == 0 || rc == -EMSGSIZE)
 			dlmc_recv_status(&req->recv, &req->status);
 		rc = rc == -EAGAIN ? 0 : rc == 0 ? 1 : rc;

@@ -62,6 +62,13 @@ int dlmc_test(dlmc *d, struct dlmc_req *req);
 int dlmc_wait(dlmc *d, struct dlmc_req *req);
 int dlmc_waitall(dlmc *d, struct dlmc_req *reqs, int n);
 
+/*
+ * Before sleeping in a blocking recv, poll for this many microseconds (an
+ * MPI library's progress loop does the same; a sleeping receiver pays a
+ * wake-up per message).  Default: $TNBC_DLMC_SPIN_US, else 0.
+ */
+void dlmc_set_spin(dlmc *d, unsigned int usec);
+
 /* Wait until everything sent is acknowledged (0 ms: no limit). */
 int dlmc_flush(dlmc *d, unsigned int timeout_ms);
 int dlmc_stats(dlmc *d, struct dlmc_stats *st);

@@ -8,7 +8,7 @@ mkdir -p "$out"
 if [[ ! -x scripts/vm/run || ! -s ${TNBC_VM_DIR:-build/vm}/KVER ]]; then
     echo "bench-dlmc: skipped: no VM bench (scripts/vm/run, make deps)"; exit 0
 fi
-for mtu in ${TNBC_DLMC_BENCH_MTUS:-1500 9000}; do
+for mtu in ${TNBC_DLMC_BENCH_MTUS:-1500}; do
     echo "== DLMC bench, MTU $mtu"
     scripts/vm/run -t 590 -m 1536 -e BUILD="$BUILD" -e TNBC_DLMC_BENCH_MTU="$mtu" \
         bash libcomm/dlmc/tests/vm-bench.sh 2>&1 | grep -v '^\s*$' | tee "$out/mtu$mtu.txt"

@@ -25,11 +25,13 @@ server_then_client ip netns exec b "$DLMC_BIN/dlmc_bench" dlmc-server vb 20 -- \
     ip netns exec a "$DLMC_BIN/dlmc_bench" dlmc-client va 21 "$dst"
 server_then_client ip netns exec b "$DLMC_BIN/dlmc_bench" tcp-server 5201 -- \
     ip netns exec a "$DLMC_BIN/dlmc_bench" tcp-client 10.78.0.2 5201
+# Open MPI polls in its progress loop; let the DLMC channel poll too.
+export TNBC_DLMC_SPIN_US=${TNBC_DLMC_SPIN_US:-2000}
 dlmc_mpirun 2 "$DLMC_BIN/dlmc_pingpong" --transport=dlmc
 dlmc_mpirun 2 "$DLMC_BIN/dlmc_pingpong" --transport=mpi
 for t in dlmc mpi; do
-    dlmc_mpirun 2 "$DLMC_BIN/dlmc_pi" --transport=$t -r 20 1000 100000 10000000
-    dlmc_mpirun 2 "$DLMC_BIN/dlmc_tridiag" --transport=$t -r 3 10000 100000 1000000
+    dlmc_mpirun 2 "$DLMC_BIN/dlmc_pi" --transport=$t -r 10 1000 100000 10000000
+    dlmc_mpirun 2 "$DLMC_BIN/dlmc_tridiag" --transport=$t -r 2 10000 100000 1000000
 done
 "$DLMC_BIN/dlmc_tool" stats | sed 's/^/# /'
 rmmod dlmc

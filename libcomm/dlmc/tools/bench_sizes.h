@@ -11,17 +11,17 @@
 /* Round trips for the latency of size s (fewer for big messages). */
 static inline int bench_iters(size_t s)
 {
-	size_t n = (8u << 20) / (s ? s : 1);
+	size_t n = (1u << 20) / (s ? s : 1);
 
-	return n > 200 ? 200 : n < 4 ? 4 : (int)n;
+	return n > 50 ? 50 : n < 2 ? 2 : (int)n;
 }
 
 /* Messages streamed back to back for the bandwidth of size s. */
 static inline int bench_stream(size_t s)
 {
-	size_t n = (32u << 20) / (s ? s : 1);
+	size_t n = (4u << 20) / (s ? s : 1);
 
-	return n > 400 ? 400 : n < 3 ? 3 : (int)n;
+	return n > 100 ? 100 : n < 2 ? 2 : (int)n;
 }
 
 #endif
