@@ -6,7 +6,19 @@ export T_SUITE=dlmc
 . test/lib.sh
 : "${BUILD:=build}"
 
-t_cmocka "$BUILD/libcomm/dlmc/test_dlmc_proto"
+B=$BUILD/libcomm/dlmc
+t_cmocka "$B/test_dlmc_proto"
+# The applications over plain MPI on the host (they check their own results).
+t_run "pi over MPI, 3 ranks" mpirun --oversubscribe -np 3 "$B/dlmc_pi" -r 2 1000 100000
+t_run "tridiagonal solver over MPI, 3 ranks" mpirun --oversubscribe -np 3 "$B/dlmc_tridiag" -r 1 6 1000 200000
+# Bad configuration: a one-line error, never a hang or a crash.
+t_expect_fail "unknown transport refused" env TNBC_P2P=udp "$B/dlmc_pi" 10
+t_expect_fail "bad size refused" "$B/dlmc_tool" send eth0 3 02:00:00:00:00:01/5 1 5G
+t_expect_fail "bad endpoint refused" "$B/dlmc_tool" recv eth0 99999 1 1
+t_expect_fail "channel: no such TNBC_DLMC_IF, all ranks fail" \
+    env TNBC_DLMC_IF=nosuch0 mpirun --oversubscribe -np 2 "$B/dlmc_pi" --transport=dlmc 10
+t_expect_fail "channel: bad TNBC_DLMC_EP_BASE, all ranks fail" \
+    env TNBC_DLMC_IF=lo TNBC_DLMC_EP_BASE=70000 mpirun --oversubscribe -np 2 "$B/dlmc_pi" --transport=dlmc 10
 
 vm_reason() {
     [[ -x scripts/vm/run ]] || { echo "no VM bench (scripts/vm/run)"; return; }

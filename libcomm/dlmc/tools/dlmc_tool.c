@@ -44,12 +44,12 @@ static size_t max_size(char **sizes, int n)
 
 static int cmd_send(char **av, int ac)
 {
-	dlmc *d = tool_open(av[0], av[1]);
 	struct dlmc_addr dst = tool_addr(av[2]);
 	long n = tool_long(av[3]);
 	char **sizes = av + 4;
 	int ns = ac - 4;
-	uint8_t *buf = tool_alloc(max_size(sizes, ns));
+	uint8_t *buf = tool_alloc(max_size(sizes, ns));	/* checks every size */
+	dlmc *d = tool_open(av[0], av[1]);
 	int rc = 0;
 
 	for (long i = 0; i < n && !rc; i++) {
@@ -95,12 +95,12 @@ static int check_msg(long i, const uint8_t *buf, const struct dlmc_status *st,
 
 static int cmd_recv(char **av, int ac)
 {
-	dlmc *d = tool_open(av[0], av[1]);
 	long n = tool_long(av[2]);
 	char **sizes = av + 3;
 	int ns = ac - 3;
 	size_t cap = max_size(sizes, ns);
 	uint8_t *buf = tool_alloc(cap);
+	dlmc *d = tool_open(av[0], av[1]);
 	struct dlmc_status st;
 	uint64_t sum = 0;
 	int rc = 0;
