@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void p2p_fail(const struct p2p *p, const char *what, int rc)
 {
@@ -91,4 +92,32 @@ void p2p_finalize(struct p2p *p)
 			p2p_fail(p, "finalize", rc);
 	}
 	MPI_Finalize();
+}
+
+long p2p_count(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (end == s || *end || v <= 0) {
+		fprintf(stderr, "'%s' is not a positive number\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+int p2p_options(int argc, char **argv, long *reps, long def)
+{
+	int opt;
+
+	*reps = def;
+	while ((opt = getopt(argc, argv, "r:")) != -1) {
+		if (opt != 'r') {
+			fprintf(stderr, "usage: %s [--transport=dlmc|mpi] [-r REPEATS] SIZE...\n",
+				argv[0]);
+			exit(2);
+		}
+		*reps = p2p_count(optarg);
+	}
+	return optind;
 }

@@ -21,6 +21,10 @@ void p2p_init(struct p2p *p, int *argc, char ***argv);
 void p2p_send(struct p2p *p, int dst, int tag, const void *buf, size_t len);
 void p2p_recv(struct p2p *p, int src, int tag, void *buf, size_t len);
 const char *p2p_name(const struct p2p *p);
+/* A positive count from the command line; exits with a message if not. */
+long p2p_count(const char *s);
+/* Parses "-r REPEATS" (default def); returns the index of the first size. */
+int p2p_options(int argc, char **argv, long *reps, long def);
 void p2p_finalize(struct p2p *p);
 
 #endif

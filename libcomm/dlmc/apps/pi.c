@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "p2p.h"
 
@@ -50,32 +49,15 @@ static double pi_once(struct p2p *p, long n)
 	return 0;
 }
 
-static long parse_pos(const char *s)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (end == s || *end || v <= 0) {
-		fprintf(stderr, "dlmc_pi: '%s' is not a positive number\n", s);
-		exit(2);
-	}
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	struct p2p p;
-	long reps = 10;
-	int opt, bad = 0;
+	long reps;
+	int bad = 0;
 
 	p2p_init(&p, &argc, &argv);
-	while ((opt = getopt(argc, argv, "r:")) != -1) {
-		if (opt != 'r')
-			exit(2);
-		reps = parse_pos(optarg);
-	}
-	for (int a = optind; a < argc; a++) {
-		long n = parse_pos(argv[a]);
+	for (int a = p2p_options(argc, argv, &reps, 10); a < argc; a++) {
+		long n = p2p_count(argv[a]);
 		double pi = 0, t0, t;
 
 		MPI_Barrier(MPI_COMM_WORLD);

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "p2p.h"
 
@@ -231,18 +230,6 @@ static void solve(struct p2p *p, long n, double *A, double *x)
 	free(k.a);
 }
 
-static long parse_pos(const char *s)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (end == s || *end || v <= 0) {
-		fprintf(stderr, "dlmc_tridiag: '%s' is not a positive number\n", s);
-		exit(2);
-	}
-	return v;
-}
-
 static int run_size(struct p2p *p, long n, long reps)
 {
 	double *A = NULL, *x = NULL, t0, t, err = 0;
@@ -276,17 +263,12 @@ static int run_size(struct p2p *p, long n, long reps)
 int main(int argc, char **argv)
 {
 	struct p2p p;
-	long reps = 3;
-	int opt, bad = 0;
+	long reps;
+	int bad = 0;
 
 	p2p_init(&p, &argc, &argv);
-	while ((opt = getopt(argc, argv, "r:")) != -1) {
-		if (opt != 'r')
-			exit(2);
-		reps = parse_pos(optarg);
-	}
-	for (int a = optind; a < argc; a++)
-		bad |= run_size(&p, parse_pos(argv[a]), reps);
+	for (int a = p2p_options(argc, argv, &reps, 3); a < argc; a++)
+		bad |= run_size(&p, p2p_count(argv[a]), reps);
 	p2p_finalize(&p);
 	return bad;
 }
