@@ -93,6 +93,14 @@ static int check_msg(long i, const uint8_t *buf, const struct dlmc_status *st,
 	return 0;
 }
 
+/* TNBC_DLMC_LINGER_MS, default 1000. */
+static unsigned int linger_ms(void)
+{
+	const char *s = getenv("TNBC_DLMC_LINGER_MS");
+
+	return s ? (unsigned int)tool_long(s) : 1000;
+}
+
 static int cmd_recv(char **av, int ac)
 {
 	long n = tool_long(av[2]);
@@ -118,6 +126,12 @@ static int cmd_recv(char **av, int ac)
 	}
 	printf("received %ld messages, checksum %016llx, %s\n", n,
 	       (unsigned long long)sum, rc ? "FAILED" : "all intact");
+	/*
+	 * Stay open a little: if our last ACK was lost, the sender resends its
+	 * last frames and needs an endpoint here to acknowledge them (what
+	 * TCP's TIME_WAIT does for its last ACK).
+	 */
+	usleep(linger_ms() * 1000);
 	dlmc_close(d);
 	free(buf);
 	return rc ? 1 : 0;
