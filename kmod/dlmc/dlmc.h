@@ -92,6 +92,7 @@ struct dlmc_peer {
 	u32 tx_len, tx_done, tx_tag;
 
 	struct dlmc_rxwin rx;
+	u16 rx_epoch;			/* the remote endpoint's incarnation */
 	struct sk_buff *rxs[DLMC_WINDOW];
 	struct dlmc_msg *rx_msg;	/* message being reassembled */
 };
@@ -102,6 +103,7 @@ struct dlmc_ep {
 	struct net *net;
 	int ifindex;
 	u16 id;
+	u16 epoch;			/* random, drawn at bind */
 	u8 mac[ETH_ALEN];
 
 	spinlock_t lock;

@@ -11,6 +11,7 @@
 #include <linux/if_arp.h>
 #include <linux/jhash.h>
 #include <linux/netdevice.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 
 #include "dlmc.h"
@@ -87,6 +88,7 @@ struct dlmc_ep *dlmc_ep_create(struct net *net, const struct dlmc_bind *cb,
 		return NULL;
 	}
 	ep->id = b->ep;
+	ep->epoch = get_random_u16();
 	spin_lock_init(&ep->lock);
 	INIT_LIST_HEAD(&ep->peers);
 	INIT_LIST_HEAD(&ep->ready);

@@ -8,6 +8,12 @@
  * same code, so the parts most likely to be subtly wrong (validation, window
  * edges, sequence wrap-around) are tested outside the VM.
  *
+ * Every endpoint draws a random epoch when it is bound; DATA frames carry
+ * the sender's and ACKs echo it back, so a connection notices when the
+ * remote endpoint was closed and opened again under the same address (and
+ * starts over at sequence 0), and a sender ignores ACKs meant for an
+ * earlier incarnation of itself.
+ *
  * A DLMC frame is an Ethernet header (EtherType 0x080A by default) followed by
  * struct dlmc_hdr and frag_len payload bytes.  All header fields are
  * big-endian.  The checksum is computed over header and payload with the csum
@@ -78,7 +84,7 @@ struct dlmc_hdr {
 	__be32	msg_len;	/* DATA: total message length */
 	__be32	frag_off;	/* DATA: offset of this fragment */
 	__be16	frag_len;	/* DATA: payload bytes after the header */
-	__be16	reserved;	/* must be zero */
+	__be16	epoch;		/* DATA: sender's incarnation; ACK: echoed */
 	__be32	csum;
 } __attribute__((packed));
 
@@ -96,6 +102,7 @@ struct dlmc_info {
 	u32 msg_len;
 	u32 frag_off;
 	u16 frag_len;
+	u16 epoch;
 };
 
 enum dlmc_frame_err {
@@ -103,7 +110,7 @@ enum dlmc_frame_err {
 	DLMC_E_SHORT,		/* shorter than a header or than frag_len */
 	DLMC_E_VERSION,
 	DLMC_E_TYPE,
-	DLMC_E_FLAGS,		/* unknown flag or reserved field set */
+	DLMC_E_FLAGS,		/* unknown flag */
 	DLMC_E_LEN,		/* fragment outside its message */
 	DLMC_E_CSUM,
 	DLMC_E_NR
@@ -157,6 +164,7 @@ static inline void dlmc_hdr_encode(struct dlmc_hdr *hdr,
 	hdr->msg_len = dlmc_tobe32(in->msg_len);
 	hdr->frag_off = dlmc_tobe32(in->frag_off);
 	hdr->frag_len = dlmc_tobe16(in->frag_len);
+	hdr->epoch = dlmc_tobe16(in->epoch);
 	hdr->csum = dlmc_tobe32(dlmc_csum_fold(dlmc_csum_add(payload_sum, hdr,
 							     sizeof(*hdr))));
 }
@@ -191,7 +199,8 @@ static inline enum dlmc_frame_err dlmc_hdr_decode(const void *frame,
 	out->msg_len = dlmc_be32(h.msg_len);
 	out->frag_off = dlmc_be32(h.frag_off);
 	out->frag_len = dlmc_be16(h.frag_len);
-	if ((out->flags & ~DLMC_F_ALL) || h.reserved)
+	out->epoch = dlmc_be16(h.epoch);
+	if (out->flags & ~DLMC_F_ALL)
 		return DLMC_E_FLAGS;
 	if (len - DLMC_HDR_LEN < out->frag_len)
 		return DLMC_E_SHORT;

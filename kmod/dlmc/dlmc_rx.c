@@ -89,6 +89,27 @@ drop:
 	return false;
 }
 
+/*
+ * The remote endpoint was closed and bound again under the same address:
+ * what we hold of its old incarnation is dropped and its new frames start
+ * at sequence 0.  ep->lock held.
+ */
+static void dlmc_rx_restart(struct dlmc_ep *ep, struct dlmc_peer *p, u16 epoch)
+{
+	int i;
+
+	for (i = 0; i < DLMC_WINDOW; i++) {
+		if (p->rxs[i])
+			dlmc_rx_drop(ep, p->rxs[i]);
+		p->rxs[i] = NULL;
+	}
+	if (p->rx_msg)
+		dlmc_msg_abort(ep, p);
+	p->rx.nxt = 0;
+	p->rx.held = 0;
+	p->rx_epoch = epoch;
+}
+
 /* A valid DATA frame for ep (ep->lock held); returns an ACK to send or NULL. */
 static struct sk_buff *dlmc_rx_data(struct dlmc_ep *ep, struct sk_buff *skb,
 				    const u8 *src, const struct dlmc_info *in,
@@ -103,6 +124,11 @@ static struct sk_buff *dlmc_rx_data(struct dlmc_ep *ep, struct sk_buff *skb,
 		dlmc_count(DLMC_C_RX_NOMEM);
 		kfree_skb(skb);
 		return NULL;
+	}
+	if (p->rx_epoch != in->epoch) {
+		if (p->rx.nxt || p->rx.held || p->rx_msg)
+			dlmc_rx_restart(ep, p, in->epoch);
+		p->rx_epoch = in->epoch;
 	}
 	switch (dlmc_rxwin_accept(&p->rx, in->seq)) {
 	case DLMC_RX_NEW:

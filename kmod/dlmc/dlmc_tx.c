@@ -160,6 +160,7 @@ struct sk_buff *dlmc_build_ack(struct dlmc_ep *ep, struct dlmc_peer *p)
 		.src_ep = ep->id,
 		.seq = p->rx.nxt,
 		.sack = p->rx.held,
+		.epoch = p->rx_epoch,
 	};
 	struct net_device *dev;
 	struct sk_buff *skb;
@@ -260,7 +261,8 @@ void dlmc_tx_ack(struct dlmc_ep *ep, struct dlmc_peer *p,
 	u64 newly;
 	int i;
 
-	if (dlmc_txwin_ack(&p->tx, in->seq, in->sack, &newly) < 0) {
+	if (in->epoch != ep->epoch ||
+	    dlmc_txwin_ack(&p->tx, in->seq, in->sack, &newly) < 0) {
 		dlmc_count(DLMC_C_RX_OUTSIDE);
 		return;
 	}
@@ -405,6 +407,7 @@ static void dlmc_batch_commit(struct dlmc_ep *ep, struct dlmc_peer *p,
 		.src_ep = ep->id,
 		.tag = a->tag,
 		.msg_len = a->len,
+		.epoch = ep->epoch,
 	};
 	struct dlmc_txslot *s;
 	unsigned int i;

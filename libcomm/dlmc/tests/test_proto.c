@@ -28,7 +28,7 @@ static size_t make_frame(uint8_t *f, const struct dlmc_info *in)
 static const struct dlmc_info data0 = {
 	.type = DLMC_T_DATA, .flags = DLMC_F_ACKREQ, .dst_ep = 7, .src_ep = 3,
 	.seq = 0xfffffffe, .tag = 42, .msg_len = 5000, .frag_off = 1460,
-	.frag_len = 1001,
+	.frag_len = 1001, .epoch = 0xbeef,
 };
 
 static void test_header_size(void **s)
@@ -54,6 +54,7 @@ static void test_roundtrip(void **s)
 	assert_int_equal(out.frag_len, 1001);
 	assert_int_equal(out.dst_ep, 7);
 	assert_int_equal(out.src_ep, 3);
+	assert_int_equal(out.epoch, 0xbeef);
 	/* Ethernet padding after the payload is allowed. */
 	assert_int_equal(dlmc_hdr_decode(f, len + 20, &out), DLMC_OK);
 }

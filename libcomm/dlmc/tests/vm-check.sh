@@ -32,6 +32,20 @@ t_run "malformed frames counted and dropped" bash -c "
     ip netns exec a $DLMC_BIN/dlmc_raw va \$(dlmc_addr b vb 7) || exit 1
     wait \$pid"
 
+restart() {
+    local dst pid rc=0
+    dst=$(dlmc_addr b vb 7)
+    ip netns exec b "$DLMC_BIN/dlmc_tool" recv vb 7 10 1000 70000 & pid=$!
+    ip netns exec a "$DLMC_BIN/dlmc_tool" send va 3 "$dst" 5 1000 70000 || rc=1
+    # Same address again, new incarnation: must start over, not be
+    # mistaken for duplicates of the first one.
+    TNBC_DLMC_FIRST=5 ip netns exec a "$DLMC_BIN/dlmc_tool" send va 3 "$dst" 10 1000 70000 || rc=1
+    wait $pid || rc=1
+    return $rc
+}
+export -f restart
+t_fn "sender closes and binds the same address again" restart
+
 mpi_apps() {
     dlmc_mpirun 2 "$DLMC_BIN/dlmc_pi" --transport=dlmc -r 3 100 100000 &&
     dlmc_mpirun 2 "$DLMC_BIN/dlmc_tridiag" --transport=dlmc -r 1 1000 300000

@@ -2,7 +2,7 @@
  * dlmc_tool - drives the DLMC module in the VM tests.
  *
  *   dlmc_tool addr IF EP                 print this endpoint's address
- *   dlmc_tool send IF EP DST N SIZE...   send N messages cycling over SIZEs
+ *   dlmc_tool send IF EP DST N SIZE...   send messages [$TNBC_DLMC_FIRST, N)
  *   dlmc_tool recv IF EP N SIZE...       receive and verify N messages
  *   dlmc_tool flood IF EP DST            send until killed
  *   dlmc_tool sink IF EP                 receive until killed
@@ -42,6 +42,14 @@ static size_t max_size(char **sizes, int n)
 	return m;
 }
 
+/* TNBC_DLMC_FIRST: start a send at message i (a second sender continues). */
+static long first_index(void)
+{
+	const char *s = getenv("TNBC_DLMC_FIRST");
+
+	return s ? tool_long(s) : 0;
+}
+
 static int cmd_send(char **av, int ac)
 {
 	struct dlmc_addr dst = tool_addr(av[2]);
@@ -52,7 +60,7 @@ static int cmd_send(char **av, int ac)
 	dlmc *d = tool_open(av[0], av[1]);
 	int rc = 0;
 
-	for (long i = 0; i < n && !rc; i++) {
+	for (long i = first_index(); i < n && !rc; i++) {
 		size_t len = tool_size(sizes[i % ns]);
 
 		pattern_fill(buf, len, (uint32_t)i);
