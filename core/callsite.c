@@ -158,3 +158,19 @@ const struct tnbc_site *tnbc_site_by_index(int index)
 {
     return (index >= 0 && index < nsites) ? sites[index] : NULL;
 }
+
+void *tnbc_site_row(struct tnbc_site_table *t, const struct tnbc_site *site)
+{
+    if (site->index < 0)
+        return NULL;
+    if (site->index >= t->nrows) {
+        int n = site->index + 16;
+        char *grown = realloc(t->rows, (size_t)n * t->row_size);
+        if (!grown)
+            return NULL;
+        memset(grown + (size_t)t->nrows * t->row_size, 0, (size_t)(n - t->nrows) * t->row_size);
+        t->rows = grown;
+        t->nrows = n;
+    }
+    return (char *)t->rows + (size_t)site->index * t->row_size;
+}

@@ -9,6 +9,7 @@
 #ifndef TNBC_CALLSITE_H
 #define TNBC_CALLSITE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define TNBC_SITE_ID_MAX 512
@@ -26,6 +27,16 @@ struct tnbc_site {
  * becomes "?+0xADDRESS". Not async-signal-safe. */
 const struct tnbc_site *tnbc_site_of(void *caller);
 int tnbc_site_count(void);
+
+/* A table of per-site records (the trace's and the replay's statistics),
+ * indexed by tnbc_site.index and grown on demand; new rows are zeroed. */
+struct tnbc_site_table {
+    void *rows;
+    int nrows;
+    size_t row_size;      /* set before first use */
+};
+/* The row of `site`, or NULL (unresolved site or out of memory). */
+void *tnbc_site_row(struct tnbc_site_table *t, const struct tnbc_site *site);
 const struct tnbc_site *tnbc_site_by_index(int index);
 
 #endif

@@ -1,7 +1,10 @@
 #include "nbop.h"
 #include "profile.h"
+#include "config.h"
+#include "land.h"
 
 #include <limits.h>
+#include <malloc.h>
 #include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,9 +55,40 @@ static int dense(MPI_Datatype t)
 /* Private memory standing in for one side's user buffer: `priv` holds the
  * layout's span; the returned pointer is where the user's buffer pointer
  * falls inside it, so the original counts and displacements apply. */
+/* Private buffers are large and short-lived: a few are kept for the next
+ * calls, so each call does not pay for fresh pages (page faults and
+ * zeroing of a new mapping). Used by the application thread only. */
+#define POOL_SLOTS 4
+static struct { char *p; size_t size; } pool[POOL_SLOTS];
+
+static char *pool_get(size_t n)
+{
+    for (int i = 0; i < POOL_SLOTS; i++)
+        if (pool[i].p && pool[i].size >= n && pool[i].size <= 2 * n + 65536) {
+            char *p = pool[i].p;
+            pool[i].p = NULL;
+            return p;
+        }
+    return malloc(n);
+}
+
+static void pool_put(char *p)
+{
+    if (!p)
+        return;
+    size_t n = malloc_usable_size(p);
+    for (int i = 0; i < POOL_SLOTS; i++)
+        if (!pool[i].p) {
+            pool[i].p = p;
+            pool[i].size = n;
+            return;
+        }
+    free(p);
+}
+
 static char *mirror(const struct tnbc_layout *l, const void *user, char **priv, int copy)
 {
-    *priv = malloc(l->span ? l->span : 1);
+    *priv = pool_get(l->span ? l->span : 1);
     if (!*priv)
         return NULL;
     if (copy && l->span)
@@ -202,6 +236,7 @@ static const char *per_source(struct nbop *op, const struct tnbc_profile_site *s
     if (op->layout.recv.span > INT_MAX || op->layout.send.span > INT_MAX)
         return "a block of 2 GiB or more";
     op->per_source = 1;
+    op->self_sub = -1;
     op->steps = calloc((size_t)(6 * p + 2), sizeof *op->steps);
     op->want = calloc((size_t)p, sizeof *op->want);
     op->parts_left = calloc((size_t)(p ? p : 1), sizeof *op->parts_left);
@@ -222,6 +257,10 @@ static const char *per_source(struct nbop *op, const struct tnbc_profile_site *s
         int head, tail, prio = tnbc_profile_recv_prio(site, me, src);
         if (sb->bytes == 0 || (in_place && src == me))
             continue;         /* nothing to receive: the sub is complete */
+        if (src == me) {
+            op->self_sub = me; /* landed straight from the send buffer */
+            continue;
+        }
         edge_bytes(op, sb, &head, &tail);
         int body = (int)sb->bytes - head - tail;
         op->want[src].head = head;
@@ -270,7 +309,7 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
     sext = extent_of(a->stype);
     for (int dst = 0; dst < p; dst++) {
         long count, displ;
-        if (a->root >= 0 && dst != a->root)
+        if ((a->root >= 0 && dst != a->root) || dst == op->self_sub)
             continue;
         if (a->op == TNBC_ALLTOALL) {
             count = a->scount;
@@ -311,6 +350,31 @@ int nbop_step_tag(const struct nbop *op, const struct step *s)
     if (s->kind == STEP_TOKEN_IN || s->kind == STEP_TOKEN_OUT)
         return op->tag + 3 * TAG_SPAN;
     return part_tag(op, (enum part)s->part);
+}
+
+/* The caller's own block: no message, one copy from its send buffer into
+ * the guarded pages, as the blocking collective would do. */
+void nbop_land_self(struct nbop *op)
+{
+    const struct tnbc_args *a = &op->a;
+    int me = op->self_sub;
+    MPI_Aint sext;
+    long displ = 0;
+
+    if (me < 0)
+        return;
+    sext = extent_of(a->stype);
+    if (a->op == TNBC_ALLTOALL)
+        displ = (long)me * a->scount;
+    else if (a->op == TNBC_ALLTOALLV)
+        displ = a->sdispls[me];
+    const struct tnbc_submsg *sb = &op->layout.recv.sub[me];
+    if (land(op->layout.recv.base + sb->offset, (const char *)a->sendbuf + displ * sext, sb->bytes) != 0) {
+        tnbc_warn("cannot write the local block into the guarded buffer; aborting");
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    nbop_sub_complete(op, me);
+    tnbc_guard_open_sub(&op->guard, me);
 }
 
 void nbop_part_landed(struct nbop *op, int i)
@@ -424,6 +488,8 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
     for (int i = 0; i < op->nsteps; i++)
         if (op->steps[i].sub >= 0)
             atomic_store(&op->sub_done[op->steps[i].sub], 0);
+    if (op->per_source && op->self_sub >= 0)
+        atomic_store(&op->sub_done[op->self_sub], 0);
     if (!op->per_source)
         nbop_plan_sends(op, NULL);     /* chunk steps: just order them */
     return op;
@@ -434,8 +500,8 @@ void nbop_free(struct nbop *op)
     if (!op)
         return;
     tnbc_layout_free(&op->layout);
-    free(op->shadow);
-    free(op->sendcopy);
+    pool_put(op->shadow);
+    pool_put(op->sendcopy);
     free(op->steps);
     free(op->reqs);
     free((void *)op->sub_done);

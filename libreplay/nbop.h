@@ -69,6 +69,7 @@ struct nbop {
     atomic_uint edges_left;        /* head/tail parts not landed (futex word) */
     struct edge_req *want;         /* [comm_size] this rank's requests */
     int per_source;                /* steps are planned in two halves */
+    int self_sub;                  /* this rank's own block, landed by the caller; -1 */
     int token_from, token_to;      /* node schedule neighbours, -1 if none */
     int nodes_hash;                /* of the site's node table; 0 if none */
     int token_ok;                  /* progress thread: my turn on the node */
@@ -100,6 +101,9 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got);
 void nbop_copy_sends(struct nbop *op);
 /* The tag a point-to-point step travels with. */
 int nbop_step_tag(const struct nbop *op, const struct step *s);
+/* Lands this rank's own block (per-source operations) from its send
+ * buffer into the guarded pages; called by the application thread. */
+void nbop_land_self(struct nbop *op);
 /* Blocks until every head/tail part has landed. */
 void nbop_wait_edges(struct nbop *op);
 /* Called by the progress thread when receive step i has landed. */

@@ -42,8 +42,7 @@ static struct {
     MPI_Comm data, agree;  /* private duplicates of MPI_COMM_WORLD */
     int rank, seq;
     int op_on[TNBC_OP_COUNT];
-    struct site_stats *stats;
-    int nstats;
+    struct tnbc_site_table stats;   /* of struct site_stats */
     long record_max;
     struct tnbc_db *db;
 } R;
@@ -111,25 +110,25 @@ void tnbc_mode_init(int provided)
 
 static struct site_stats *stats_for(const struct tnbc_site *site, enum tnbc_op op)
 {
-    if (site->index < 0)
-        return NULL;
-    if (site->index >= R.nstats) {
-        int n = site->index + 16;
-        struct site_stats *grown = realloc(R.stats, (size_t)n * sizeof *grown);
-        if (!grown)
-            return NULL;
-        memset(grown + R.nstats, 0, (size_t)(n - R.nstats) * sizeof *grown);
-        R.stats = grown;
-        R.nstats = n;
+    R.stats.row_size = sizeof(struct site_stats);
+    struct site_stats *s = tnbc_site_row(&R.stats, site);
+    if (s) {
+        s->site = site;
+        s->op = op;
     }
-    R.stats[site->index].site = site;
-    R.stats[site->index].op = op;
-    return &R.stats[site->index];
+    return s;
+}
+
+static struct site_stats *stats_at(int index)
+{
+    return (struct site_stats *)R.stats.rows + index;
 }
 
 static void record(struct nbop *op)
 {
-    struct site_stats *st = &R.stats[op->site_index];
+    if (op->site_index < 0)
+        return;           /* a call site dladdr could not resolve */
+    struct site_stats *st = stats_at(op->site_index);
     int64_t wait = atomic_load(&op->wait_ns);
     st->wait_ns += wait;
     if (!R.db || !op->record)
@@ -338,6 +337,8 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     int *wait = unguarded_subs(op, armed, &nwait);
     progress_submit(op);
     nbop_copy_sends(op);
+    if (op->per_source)
+        nbop_land_self(op);
     if (!wait)
         progress_quiesce();        /* out of memory: complete everything */
     progress_urgent(1);
@@ -370,8 +371,8 @@ static void write_summary(void)
     if (!R.db)
         return;
     tnbc_db_begin(R.db);
-    for (int i = 0; i < R.nstats; i++) {
-        struct site_stats *s = &R.stats[i];
+    for (int i = 0; i < R.stats.nrows; i++) {
+        struct site_stats *s = stats_at(i);
         if (!s->site)
             continue;
         struct tnbc_site_row row = {

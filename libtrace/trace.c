@@ -44,8 +44,7 @@ static struct {
     int guard_send;
     struct tnbc_db *db;
     struct traced_call *live;
-    struct site_stats *stats;
-    int nstats;
+    struct tnbc_site_table stats;   /* of struct site_stats */
     unsigned long dropped_reported;
 } T;
 
@@ -131,8 +130,8 @@ static void free_call(struct traced_call *tc)
 
 static void write_dirty_sites(void)
 {
-    for (int i = 0; i < T.nstats; i++) {
-        struct site_stats *s = &T.stats[i];
+    for (int i = 0; i < T.stats.nrows; i++) {
+        struct site_stats *s = (struct site_stats *)T.stats.rows + i;
         if (!s->dirty || !s->site)
             continue;
         struct tnbc_site_row row = {
@@ -175,18 +174,10 @@ static void flush(int write_sites)
 
 static struct site_stats *stats_for(const struct tnbc_site *site, enum tnbc_op op)
 {
-    if (site->index < 0)
+    T.stats.row_size = sizeof(struct site_stats);
+    struct site_stats *s = tnbc_site_row(&T.stats, site);
+    if (!s)
         return NULL;
-    if (site->index >= T.nstats) {
-        int n = site->index + 16;
-        struct site_stats *grown = realloc(T.stats, (size_t)n * sizeof *grown);
-        if (!grown)
-            return NULL;
-        memset(grown + T.nstats, 0, (size_t)(n - T.nstats) * sizeof *grown);
-        T.stats = grown;
-        T.nstats = n;
-    }
-    struct site_stats *s = &T.stats[site->index];
     s->site = site;
     s->op = op;
     return s;
@@ -317,8 +308,10 @@ void tnbc_mode_finalize(void)
         tnbc_guard_disarm(&tc->guard[RECV], TNBC_REL_FINALIZE);
         tnbc_guard_disarm(&tc->guard[SEND], TNBC_REL_FINALIZE);
     }
-    for (int i = 0; i < T.nstats; i++)
-        T.stats[i].dirty = T.stats[i].site != NULL;
+    for (int i = 0; i < T.stats.nrows; i++) {
+        struct site_stats *s = (struct site_stats *)T.stats.rows + i;
+        s->dirty = s->site != NULL;
+    }
     flush(1);
     tnbc_db_begin(T.db);
     tnbc_db_run_finished(T.db, T.rank);
