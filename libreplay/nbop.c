@@ -352,29 +352,38 @@ int nbop_step_tag(const struct nbop *op, const struct step *s)
     return part_tag(op, (enum part)s->part);
 }
 
-/* The caller's own block: no message, one copy from its send buffer into
- * the guarded pages, as the blocking collective would do. */
+/* The caller's own block: no message, and as few copies as the blocking
+ * collective makes. Its pages that hold nothing else are opened first and
+ * filled with memcpy (the caller is inside the call, so nobody reads them
+ * half-filled); the bytes on pages it shares with other blocks still in
+ * flight go through /proc/self/mem. */
 void nbop_land_self(struct nbop *op)
 {
     const struct tnbc_args *a = &op->a;
     int me = op->self_sub;
-    MPI_Aint sext;
     long displ = 0;
 
     if (me < 0)
         return;
-    sext = extent_of(a->stype);
     if (a->op == TNBC_ALLTOALL)
         displ = (long)me * a->scount;
     else if (a->op == TNBC_ALLTOALLV)
         displ = a->sdispls[me];
     const struct tnbc_submsg *sb = &op->layout.recv.sub[me];
-    if (land(op->layout.recv.base + sb->offset, (const char *)a->sendbuf + displ * sext, sb->bytes) != 0) {
+    const char *src = (const char *)a->sendbuf + displ * extent_of(a->stype);
+    char *dst = op->layout.recv.base + sb->offset;
+    uintptr_t ps = tnbc_page_size();
+    uintptr_t lo = ((uintptr_t)dst + ps - 1) & ~(ps - 1), hi = ((uintptr_t)dst + sb->bytes) & ~(ps - 1);
+    size_t head = lo < hi ? lo - (uintptr_t)dst : sb->bytes, mid = lo < hi ? hi - lo : 0;
+
+    tnbc_guard_open_sub(&op->guard, me);      /* opens its own whole pages */
+    if (land(dst, src, head) != 0 ||
+        land(dst + head + mid, src + head + mid, sb->bytes - head - mid) != 0) {
         tnbc_warn("cannot write the local block into the guarded buffer; aborting");
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
+    memcpy(dst + head, src + head, mid);
     nbop_sub_complete(op, me);
-    tnbc_guard_open_sub(&op->guard, me);
 }
 
 void nbop_part_landed(struct nbop *op, int i)
