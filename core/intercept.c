@@ -36,8 +36,7 @@ int tnbc_init(int *argc, char ***argv, int required, int *provided)
                   tnbc_mode_name);
         return rc;
     }
-    active = 1;
-    tnbc_mode_init(got);
+    active = tnbc_mode_init(got);
     return rc;
 }
 

@@ -15,8 +15,10 @@
 extern const char tnbc_mode_name[];
 /* Thread level to ask of MPI when the program asks for `required`. */
 int tnbc_mode_thread_level(int required);
-/* After MPI is initialised (provided: what MPI granted). */
-void tnbc_mode_init(int provided);
+/* After MPI is initialised (provided: what MPI granted). Returns 0 when
+ * the mode has nothing to do (no profile, no trace database): every call
+ * then goes straight to MPI. */
+int tnbc_mode_init(int provided);
 /* A handled blocking collective; returns an MPI error code. */
 int tnbc_mode_collective(const struct tnbc_args *a, void *caller);
 /* Before MPI_Comm_free of comm, and before MPI_Finalize (comm NULL). */

@@ -64,25 +64,25 @@ static void open_summary(void)
     R.db = tnbc_rank_db_open(dir, &info);
 }
 
-void tnbc_mode_init(int provided)
+int tnbc_mode_init(int provided)
 {
     const char *path = tnbc_env_str("TNBC_PROFILE", NULL), *why = NULL;
     char err[TNBC_PROFILE_ERRLEN];
 
     PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
     if (!path)
-        return;           /* pass-through */
+        return 0;         /* pass-through */
     R.prof = tnbc_profile_load(path, err, sizeof err);
     if (!R.prof) {
         if (R.rank == 0)
             tnbc_warn("%s; every collective runs blocking", err);
-        return;
+        return 0;
     }
     if (provided < MPI_THREAD_MULTIPLE) {
         if (R.rank == 0)
             tnbc_warn("MPI_THREAD_MULTIPLE is not available (got level %d); every collective runs blocking",
                       provided);
-        return;
+        return 0;
     }
     R.can_land = land_init(&why) == 0;
     if (!R.can_land)
@@ -104,6 +104,7 @@ void tnbc_mode_init(int provided)
     }
     open_summary();
     R.on = 1;
+    return 1;
 }
 
 /* ---- accounting ---------------------------------------------------------- */

@@ -50,7 +50,7 @@ static struct {
 
 int tnbc_mode_thread_level(int required) { return required; }
 
-void tnbc_mode_init(int provided)
+int tnbc_mode_init(int provided)
 {
     struct tnbc_run_info info;
     const char *dir;
@@ -65,7 +65,7 @@ void tnbc_mode_init(int provided)
     T.db = tnbc_rank_db_open(dir, &info);
     if (!T.db) {
         tnbc_warn("tracing disabled: no trace database; collectives run unchanged");
-        return;
+        return 0;
     }
     char v[32];
     tnbc_db_begin(T.db);
@@ -75,6 +75,7 @@ void tnbc_mode_init(int provided)
     tnbc_db_meta(T.db, "trace_max_calls", v);
     tnbc_db_commit(T.db);
     T.on = 1;
+    return 1;
 }
 
 /* ---- fault-side: async-signal-safe ------------------------------------- */

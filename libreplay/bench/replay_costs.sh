@@ -15,9 +15,9 @@ export OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo
 echo "== landing cost: $B/libreplay/bench/land_cost 20"
 "$B/libreplay/bench/land_cost" 20 | tee "$OUT/land_cost.txt"
 
-echo "== pass-through: coll_loop 20000 on 2 ranks, $REPS interleaved repetitions"
+echo "== pass-through: coll_loop 300000 on 2 ranks, $REPS interleaved repetitions"
 LIB=$PWD/$B/lib/libtnbc-replay.so
-run() { timeout 300 mpirun --oversubscribe -np 2 "$@" "$B/libreplay/bench/coll_loop" 20000 |
+run() { timeout 300 mpirun --oversubscribe -np 2 "$@" "$B/libreplay/bench/coll_loop" 300000 |
         sed -n 's/coll_loop: \([0-9.]*\) seconds.*/\1/p'; }
 : > "$OUT/passthrough.csv"
 for r in $(seq 1 "$REPS"); do
