@@ -11,7 +11,7 @@ T=scripts/tnbc
 OUT=$B/demo
 REPS=${DEMO_REPS:-3}
 APP=("$ROOT/$B/bench/fft3d" --n "${DEMO_N:-128}" --iters "${DEMO_ITERS:-3}" --warmup 1)
-NAME=demo$$
+NAME=dm$$; NAME=${NAME:0:8}
 step() { echo "[demo $(date +%H:%M:%S)] $*"; }
 
 rm -rf "$OUT"; mkdir -p "$OUT"
