@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# make demo: the whole tnbc workflow on the FFT-like kernel, as a new user
-# would run it: a small emulated cluster (or one node without root), a plain
-# run, a trace run, the analysis, tuned runs with the profile, and a table.
+# make demo: the whole tnbc workflow on the FFT-like kernel (and on a Bcast
+# kernel), as a new user would run it: a small emulated cluster (or one node
+# without root), a plain run, a trace run, the analysis, tuned runs with the
+# profile, a report, and a table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -10,7 +11,6 @@ export TNBC_BUILD=$ROOT/$B
 T=scripts/tnbc
 OUT=$B/demo
 REPS=${DEMO_REPS:-3}
-APP=("$ROOT/$B/bench/fft3d" --n "${DEMO_N:-128}" --iters "${DEMO_ITERS:-3}" --warmup 1)
 NAME=dm$$; NAME=${NAME:0:8}
 step() { echo "[demo $(date +%H:%M:%S)] $*"; }
 
@@ -36,39 +36,56 @@ MPIRUN=(timeout -k 5 600 mpirun --oversubscribe -np 2)
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" "$2"; }
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
-step "plain run of fft3d (${APP[*]:1}) on $where"
-"${MPIRUN[@]}" "${APP[@]}" > "$OUT/plain-0.out"
-field check "$OUT/plain-0.out" | grep -qx ok || { cat "$OUT/plain-0.out"; exit 1; }
+# demo_app NAME ARGS...: plain, trace, analyze, REPS x (plain, tuned), report;
+# appends "NAME plain tuned coll" to $OUT/table.
+demo_app() {
+    local name=$1; shift
+    local app=("$ROOT/$B/bench/$name" "$@")
+    step "$name: plain run (${app[*]:1}) on $where"
+    "${MPIRUN[@]}" "${app[@]}" > "$OUT/$name-plain-0.out"
+    field check "$OUT/$name-plain-0.out" | grep -qx ok || { cat "$OUT/$name-plain-0.out"; exit 1; }
 
-step "trace run: tnbc trace -o $OUT/fft3d.db -- mpirun ..."
-$T trace -o "$OUT/fft3d.db" -- "${MPIRUN[@]}" "${APP[@]}" > "$OUT/trace.out"
+    step "$name: trace run: tnbc trace -o $OUT/$name.db -- mpirun ..."
+    $T trace -o "$OUT/$name.db" -- "${MPIRUN[@]}" "${app[@]}" > "$OUT/$name-trace.out"
 
-step "analysis: tnbc analyze $OUT/fft3d.db -o $OUT/fft3d.profile"
-$T analyze "$OUT/fft3d.db" -o "$OUT/fft3d.profile" | sed 's/^/    /'
+    step "$name: analysis: tnbc analyze $OUT/$name.db -o $OUT/$name.profile"
+    $T analyze "$OUT/$name.db" -o "$OUT/$name.profile" | grep -v ': off: tiny' | sed 's/^/    /'
 
-for r in $(seq 1 "$REPS"); do
-    step "repetition $r/$REPS: plain, then tuned (tnbc run -p $OUT/fft3d.profile -- mpirun ...)"
-    "${MPIRUN[@]}" "${APP[@]}" > "$OUT/plain-$r.out"
-    $T run -p "$OUT/fft3d.profile" --summary "$OUT/replay-$r.d" -- "${MPIRUN[@]}" "${APP[@]}" > "$OUT/tuned-$r.out"
-    for m in plain tuned; do
-        field check "$OUT/$m-$r.out" | grep -qx ok || { echo "$m run failed its check"; cat "$OUT/$m-$r.out"; exit 1; }
+    for r in $(seq 1 "$REPS"); do
+        step "$name: repetition $r/$REPS: plain, then tuned (tnbc run -p $OUT/$name.profile -- mpirun ...)"
+        "${MPIRUN[@]}" "${app[@]}" > "$OUT/$name-plain-$r.out"
+        $T run -p "$OUT/$name.profile" --summary "$OUT/$name-replay-$r.d" -- "${MPIRUN[@]}" "${app[@]}" \
+            > "$OUT/$name-tuned-$r.out"
+        for m in plain tuned; do
+            field check "$OUT/$name-$m-$r.out" | grep -qx ok ||
+                { echo "$m run failed its check"; cat "$OUT/$name-$m-$r.out"; exit 1; }
+        done
     done
-done
 
-step "report: predicted (trace) against measured (tuned run 1) -> $OUT/report/"
-$T merge "$OUT/replay.db" "$OUT/replay-1.d" > /dev/null
-$T report "$OUT/fft3d.db" "$OUT/replay.db" -p "$OUT/fft3d.profile" -o "$OUT/report" > "$OUT/report.txt" 2>&1 ||
-    echo "    (report failed, see $OUT/report.txt)"
+    step "$name: report, predicted (trace) against measured (tuned run 1) -> $OUT/$name-report/"
+    $T merge "$OUT/$name-replay.db" "$OUT/$name-replay-1.d" > /dev/null
+    $T report "$OUT/$name.db" "$OUT/$name-replay.db" -p "$OUT/$name.profile" -o "$OUT/$name-report" \
+        > "$OUT/$name-report.txt" 2>&1 || echo "    (report failed, see $OUT/$name-report.txt)"
 
-p=$(for r in $(seq 1 "$REPS"); do field t_total "$OUT/plain-$r.out"; done | median)
-t=$(for r in $(seq 1 "$REPS"); do field t_total "$OUT/tuned-$r.out"; done | median)
-c=$(for r in $(seq 1 "$REPS"); do field t_coll "$OUT/plain-$r.out"; done | median)
+    local p t c
+    p=$(for r in $(seq 1 "$REPS"); do field t_total "$OUT/$name-plain-$r.out"; done | median)
+    t=$(for r in $(seq 1 "$REPS"); do field t_total "$OUT/$name-tuned-$r.out"; done | median)
+    c=$(for r in $(seq 1 "$REPS"); do field t_coll "$OUT/$name-plain-$r.out"; done | median)
+    echo "$name $p $t $c" >> "$OUT/table"
+}
+
+: > "$OUT/table"
+# The FFT-like kernel reads the transposed blocks at once, in order: little
+# to hide. The Bcast kernel reads its chunks in the order {3,1,2,0} while
+# computing: the priorities let it start on chunk 3 first.
+demo_app fft3d --n "${DEMO_N:-128}" --iters "${DEMO_ITERS:-3}" --warmup 1
+demo_app bcastread --bytes 8388608 --chunks 4 --order 3,1,2,0 --crc-us 60000 --iters 4 --warmup 1
+
 echo
-echo "fft3d on $where, median of $REPS runs (seconds per iteration):"
-awk -v p="$p" -v t="$t" -v c="$c" 'BEGIN {
-    printf "  %-10s %-10s %-8s %-14s %s\n", "plain", "tuned", "speedup", "coll. (plain)", "hidden share of collective time"
-    printf "  %-10.4f %-10.4f %-8.3f %-14.4f %.0f%%\n", p, t, p / t, c, 100 * (p - t) / c }'
+echo "On $where, median of $REPS runs, seconds per iteration:"
+awk 'BEGIN { printf "  %-10s %-9s %-9s %-8s %-14s %s\n", "kernel", "plain", "tuned", "speedup", "coll. (plain)", "hidden share of collective time" }
+     { printf "  %-10s %-9.4f %-9.4f %-8.3f %-14.4f %.0f%%\n", $1, $2, $3, $2 / $3, $4, 100 * ($2 - $3) / $4 }' "$OUT/table"
 echo
-echo "profile:  $OUT/fft3d.profile"
-echo "report:   $OUT/report.txt and plots in $OUT/report/"
-echo "traces:   $OUT/fft3d.db (trace), $OUT/replay-*.d (tuned runs' summaries)"
+echo "profiles: $OUT/fft3d.profile $OUT/bcastread.profile"
+echo "reports:  $OUT/*-report.txt, plots in $OUT/*-report/"
+echo "traces:   $OUT/*.db (trace and merged replay summaries), $OUT/*-replay-*.d"
