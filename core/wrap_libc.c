@@ -141,21 +141,58 @@ int munmap(void *addr, size_t len)
 }
 
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-/* glibc's own entry points, so that wrapping free never recurses into dlsym. */
+/* The allocator's own free/realloc/malloc_usable_size: the next definitions
+ * (glibc's, or those of an allocator such as jemalloc that the program
+ * links), looked up once. dlsym may itself free memory while we look them
+ * up; such a nested call uses glibc's entry points directly. */
 extern void __libc_free(void *);
 extern void *__libc_realloc(void *, size_t);
 
+static struct {
+    void (*free)(void *);
+    void *(*realloc)(void *, size_t);
+    size_t (*usable)(void *);
+    int state;            /* 0 not looked up, 1 looking up, 2 done */
+} next_alloc;
+
+static void lookup_allocator(void)
+{
+    if (next_alloc.state)
+        return;
+    next_alloc.state = 1;
+    next_alloc.free = (void (*)(void *))dlsym(RTLD_NEXT, "free");
+    next_alloc.realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+    next_alloc.usable = (size_t (*)(void *))dlsym(RTLD_NEXT, "malloc_usable_size");
+    next_alloc.state = 2;
+}
+
+/* At load time, while the process is still single-threaded. */
+__attribute__((constructor)) static void lookup_allocator_early(void) { lookup_allocator(); }
+
+/* Lift guards on the block being handed back to the allocator. */
+static void release_block(void *p)
+{
+    if (p && tnbc_guard_active() && next_alloc.usable)
+        tnbc_guard_release_range(p, next_alloc.usable(p), TNBC_REL_FREE);
+}
+
 void free(void *p)
 {
-    if (p && tnbc_guard_active())
-        tnbc_guard_release_range(p, malloc_usable_size(p), TNBC_REL_FREE);
-    __libc_free(p);
+    lookup_allocator();
+    if (next_alloc.state != 2 || !next_alloc.free) {
+        __libc_free(p);
+        return;
+    }
+    release_block(p);
+    next_alloc.free(p);
 }
 
 void *realloc(void *p, size_t n)
 {
-    if (p && tnbc_guard_active())
-        tnbc_guard_release_range(p, malloc_usable_size(p), TNBC_REL_FREE);
-    return __libc_realloc(p, n);
+    lookup_allocator();
+    if (next_alloc.state != 2 || !next_alloc.realloc)
+        return __libc_realloc(p, n);
+    release_block(p);
+    return next_alloc.realloc(p, n);
 }
 #endif /* sanitizers bring their own allocator */
