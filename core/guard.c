@@ -78,23 +78,13 @@ static uintptr_t sub_end(const struct tnbc_guard *g, int s)
     return sub_start(g, s) + g->layout->sub[s].bytes;
 }
 
-/* Largest sub-message size: bounds the backwards walk in overlapping(). */
-static size_t max_sub_bytes(const struct tnbc_guard *g)
-{
-    size_t m = 0;
-    for (int i = 0; i < g->layout->nsub; i++)
-        if (g->layout->sub[i].bytes > m)
-            m = g->layout->sub[i].bytes;
-    return m;
-}
-
 /* Calls fn(g, s, arg) for every non-empty sub-message meeting [a, b);
  * stops early when fn returns non-zero and returns that value. */
 static int overlapping(struct tnbc_guard *g, uintptr_t a, uintptr_t b,
                        int (*fn)(struct tnbc_guard *, int, void *), void *arg)
 {
     int lo = 0, hi = g->layout->nsub;
-    size_t reach = max_sub_bytes(g);
+    size_t reach = g->max_bytes;     /* bounds the backwards walk */
     while (lo < hi) {      /* first in offset order starting at or after b */
         int mid = (lo + hi) / 2;
         if (sub_start(g, g->order[mid]) < b)
@@ -461,8 +451,11 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     g->page_rearms = calloc((g->hi - g->lo) / page_size, sizeof *g->page_rearms);
     if (!g->order || !g->open || !g->cover || !g->page_rearms)
         goto fail;
+    g->max_bytes = 0;
     for (int i = 0; i < n; i++) {
         g->order[i] = i;
+        if (l->sub[i].bytes > g->max_bytes)
+            g->max_bytes = l->sub[i].bytes;
         g->cover[i] = (unsigned char)cover_of(g, i);
         atomic_store(&g->open[i], g->cover[i] == TNBC_COVER_GUARDED ||
                                       g->cover[i] == TNBC_COVER_PARTIAL ? 0 : 1);
@@ -539,6 +532,14 @@ int tnbc_guard_release_range(const void *addr, size_t len, enum tnbc_release_rea
     r.released = 0;
     tnbc_range_each(r.a, r.b, release_in_guard, &r);
     return r.released;
+}
+
+void tnbc_guard_release_layout(const struct tnbc_call_layout *l, enum tnbc_release_reason why)
+{
+    if (l->recv.base)
+        tnbc_guard_release_range(l->recv.base, l->recv.span, why);
+    if (l->send.base)
+        tnbc_guard_release_range(l->send.base, l->send.span, why);
 }
 
 void tnbc_guard_open_sub(struct tnbc_guard *g, int sub)

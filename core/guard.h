@@ -67,6 +67,7 @@ struct tnbc_guard {
     void *user;
     /* set by tnbc_guard_arm */
     uintptr_t lo, hi;                  /* protected pages */
+    size_t max_bytes;                  /* longest sub-message (bounds range walks) */
     int *order;                        /* sub indices sorted by offset */
     atomic_uchar *open;                /* per sub: bytes may be exposed */
     unsigned char *cover;              /* per sub: enum tnbc_sub_cover */
@@ -92,6 +93,8 @@ void tnbc_guard_disarm(struct tnbc_guard *g, enum tnbc_release_reason why);
  * shared with those bytes, with hook(RELEASE, why). Cheap when nothing is
  * guarded. Returns the number of sub-messages released. */
 int tnbc_guard_release_range(const void *addr, size_t len, enum tnbc_release_reason why);
+/* The same for both sides of a call's layout (a new call reusing memory). */
+void tnbc_guard_release_layout(const struct tnbc_call_layout *l, enum tnbc_release_reason why);
 /* Mark sub-message `sub` open and open the pages that became ready (replay:
  * called when its data has landed, so later reads do not fault). */
 void tnbc_guard_open_sub(struct tnbc_guard *g, int sub);

@@ -33,7 +33,7 @@ int nbop_reduction_is_exact(MPI_Datatype t, MPI_Op op)
     return 0;
 }
 
-static MPI_Aint extent_of(MPI_Datatype t)
+MPI_Aint nbop_extent(MPI_Datatype t)
 {
     MPI_Aint lb, ext;
     PMPI_Type_get_extent(t, &lb, &ext);
@@ -306,7 +306,7 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
     if (a->sendbuf == MPI_IN_PLACE)
         goto done;
     PMPI_Type_size(a->stype, &ssize);
-    sext = extent_of(a->stype);
+    sext = nbop_extent(a->stype);
     for (int dst = 0; dst < p; dst++) {
         long count, displ;
         if ((a->root >= 0 && dst != a->root) || dst == op->self_sub)
@@ -370,7 +370,7 @@ void nbop_land_self(struct nbop *op)
     else if (a->op == TNBC_ALLTOALLV)
         displ = a->sdispls[me];
     const struct tnbc_submsg *sb = &op->layout.recv.sub[me];
-    const char *src = (const char *)a->sendbuf + displ * extent_of(a->stype);
+    const char *src = (const char *)a->sendbuf + displ * nbop_extent(a->stype);
     char *dst = op->layout.recv.base + sb->offset;
     uintptr_t ps = tnbc_page_size();
     uintptr_t lo = ((uintptr_t)dst + ps - 1) & ~(ps - 1), hi = ((uintptr_t)dst + sb->bytes) & ~(ps - 1);
@@ -436,7 +436,7 @@ static const char *chunked(struct nbop *op, const struct tnbc_profile_site *site
     op->steps = calloc((size_t)k, sizeof *op->steps);
     if (!op->steps)
         return "out of memory";
-    MPI_Aint ext = extent_of(a->rtype);
+    MPI_Aint ext = nbop_extent(a->rtype);
     for (int c = 0; c < k; c++) {
         char *buf = op->vrecv ? op->vrecv + first[c] * ext : op->vsend + first[c] * ext;
         add(op, STEP_CHUNK, op->layout.recv.nsub ? c : -1, c,

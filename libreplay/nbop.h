@@ -119,6 +119,9 @@ void nbop_wait_sub(struct nbop *op, int sub);
  * phases, 0 to ignore them. Set once at start. */
 extern int nbop_node_schedule;
 
+/* A datatype's extent in bytes. */
+MPI_Aint nbop_extent(MPI_Datatype t);
+
 /* Exact reductions only: 1 when the blocking and the chunked non-blocking
  * algorithms must give bit-identical results for this type and op. */
 int nbop_reduction_is_exact(MPI_Datatype type, MPI_Op op);

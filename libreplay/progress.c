@@ -25,13 +25,6 @@ static struct {
 } P = { .mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
         .idle = PTHREAD_COND_INITIALIZER };
 
-static MPI_Aint extent_of(MPI_Datatype t)
-{
-    MPI_Aint lb, ext;
-    PMPI_Type_get_extent(t, &lb, &ext);
-    return ext;
-}
-
 static int post(struct nbop *op, int i)
 {
     struct step *s = &op->steps[i];
@@ -53,7 +46,7 @@ static int post(struct nbop *op, int i)
         rc = PMPI_Isend(NULL, 0, MPI_BYTE, s->peer, nbop_step_tag(op, s), op->comm, r);
         break;
     case STEP_CHUNK: {
-        MPI_Aint off = s->chunk_first * extent_of(a->rtype);
+        MPI_Aint off = s->chunk_first * nbop_extent(a->rtype);
         char *in = op->vsend ? op->vsend + off : MPI_IN_PLACE;
         char *out = op->vrecv ? op->vrecv + off : NULL;
         if (a->op == TNBC_BCAST)

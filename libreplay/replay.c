@@ -185,16 +185,15 @@ static void on_guard_event(struct tnbc_guard *g, int sub, enum tnbc_guard_event 
 
 /* ---- the collective ----------------------------------------------------- */
 
+/* Lift guards of earlier calls on the memory a blocking call uses (the
+ * layout is built only while anything is guarded). */
 static void release_reused(const struct tnbc_args *a)
 {
     struct tnbc_call_layout l;
     const char *why;
     if (!tnbc_guard_active() || tnbc_layout_build(a, 1, &l, &why) != 0)
         return;
-    if (l.recv.base)
-        tnbc_guard_release_range(l.recv.base, l.recv.span, TNBC_REL_REUSE);
-    if (l.send.base)
-        tnbc_guard_release_range(l.send.base, l.send.span, TNBC_REL_REUSE);
+    tnbc_guard_release_layout(&l, TNBC_REL_REUSE);
     tnbc_layout_free(&l);
 }
 
@@ -329,7 +328,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
         nbop_free(op);
         return blocking(a, st);
     }
-    release_reused(a);
+    tnbc_guard_release_layout(&op->layout, TNBC_REL_REUSE);
     arm(op, &armed);
     op->site_index = site->index;
     op->entry_tick = entry;

@@ -184,15 +184,6 @@ static struct site_stats *stats_for(const struct tnbc_site *site, enum tnbc_op o
     return s;
 }
 
-/* Lift guards left by earlier calls on the memory this call uses. */
-static void release_reused(const struct tnbc_call_layout *l)
-{
-    if (l->recv.base)
-        tnbc_guard_release_range(l->recv.base, l->recv.span, TNBC_REL_REUSE);
-    if (l->send.base)
-        tnbc_guard_release_range(l->send.base, l->send.span, TNBC_REL_REUSE);
-}
-
 static const char *cover_name(const struct tnbc_guard *g, int i)
 {
     static const char *const names[] = { "guarded", "partial", "edge", "empty" };
@@ -262,11 +253,11 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
         }
     }
     if (tc) {
-        release_reused(&tc->layout);
+        tnbc_guard_release_layout(&tc->layout, TNBC_REL_REUSE);
     } else if (tnbc_guard_active()) {
         struct tnbc_call_layout l;
         if (tnbc_layout_build(a, 1, &l, &why) == 0) {
-            release_reused(&l);
+            tnbc_guard_release_layout(&l, TNBC_REL_REUSE);
             tnbc_layout_free(&l);
         }
     }
