@@ -96,8 +96,10 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
  * place at another line). Returns 0, or -1. */
 int nbop_plan_sends(struct nbop *op, const struct edge_req *got);
 /* Copies the send parts from the caller's buffer into the private copy,
- * highest priority first, releasing each to the progress thread as soon as
- * it is copied (the design overlaps the copy with the first blocks). */
+ * highest priority first, marking each ready for the progress thread (the
+ * design overlaps the copy with the first blocks; replay.c copies before
+ * submitting, for the reason given there, so the marks matter only to a
+ * caller that submits first). */
 void nbop_copy_sends(struct nbop *op);
 /* The tag a point-to-point step travels with. */
 int nbop_step_tag(const struct nbop *op, const struct step *s);
