@@ -7,6 +7,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TNBC_BUILD=$PWD/${BUILD:-build}
+# 200 Mbit/s by default: the highest rate at which the emulated links, not
+# this machine's CPUs, limit TCP (docs/cluster.md, "Achieved bandwidth").
+export BENCH_RATE=${BENCH_RATE:-200mbit}
 T=$PWD/scripts/tnbc
 bench/bench-apps.sh --modes plain,ialltoall,trace,tuned \
     --mode trace="$T trace -o {out}/{app}.db --" --mode-reps trace=1 \
