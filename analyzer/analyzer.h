@@ -77,6 +77,14 @@ struct an_site {
 
 /* tracedb.c */
 int an_trace_open(struct an_trace *t, const char *path, char *err, size_t errlen);
+/* A replay summary (tnbc run --summary, merged): the same schema, every
+ * rank in replay mode. */
+int an_replay_open(struct an_trace *t, const char *path, char *err, size_t errlen);
+int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, double *out,
+                     char *err, size_t errlen);
+/* Decisions checked against a replay run with the profile (measured.c). */
+int an_measured(struct tnbc_profile *p, struct an_trace *trace, struct an_trace *replay,
+                char *err, size_t errlen);
 void an_trace_close(struct an_trace *t);
 /* The distinct (site, op) pairs of trace-mode calls; caller frees. */
 int an_trace_sites(struct an_trace *t, char ***sites, char ***ops, int *n, char *err,

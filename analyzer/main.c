@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: tnbc-analyze TRACE.db -o APP.profile [-q]\n"
+    "usage: tnbc-analyze TRACE.db -o APP.profile [--measured REPLAY.db] [-q]\n"
     "\n"
     "Reads a merged tnbc trace database and writes the profile the replay\n"
     "runtime reads: per call site the receive order and its agreement, the\n"
@@ -16,6 +16,10 @@ static const char usage[] =
     "priorities of both sides, the node schedule and the chunking.\n"
     "\n"
     "  -o FILE   profile to write ('-' for standard output)\n"
+    "  --measured REPLAY.db\n"
+    "            a merged replay summary of a run with this trace's profile\n"
+    "            (tnbc run --summary, tnbc merge): a site that is on but was\n"
+    "            not faster there than traced is turned off\n"
     "  -q        do not print the per-site summary\n"
     "  -h, --help  this text\n"
     "\n"
@@ -41,9 +45,20 @@ static void warn_unfinished(const struct an_trace *t)
                 t->path, n);
 }
 
+static int check_measured(struct tnbc_profile *p, struct an_trace *t, const char *path,
+                          char *err, size_t errlen)
+{
+    struct an_trace r;
+    if (an_replay_open(&r, path, err, errlen) < 0)
+        return -1;
+    int rc = an_measured(p, t, &r, err, errlen);
+    an_trace_close(&r);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    const char *in = NULL, *out = NULL;
+    const char *in = NULL, *out = NULL, *measured = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -51,6 +66,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
+        } else if (!strcmp(argv[i], "--measured") && i + 1 < argc) {
+            measured = argv[++i];
         } else if (!strcmp(argv[i], "-q")) {
             quiet = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -78,6 +95,8 @@ int main(int argc, char **argv)
     warn_unfinished(&t);
     struct tnbc_profile *p = calloc(1, sizeof *p);
     int rc = p ? an_analyze(&t, p, err, sizeof err) : -1;
+    if (rc == 0 && measured)
+        rc = check_measured(p, &t, measured, err, sizeof err);
     an_trace_close(&t);
     if (!p)
         snprintf(err, sizeof err, "out of memory");

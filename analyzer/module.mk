@@ -2,7 +2,8 @@
 # (profile library, analyzer on hand-made traces, report, bounded fuzz run).
 
 ANALYZER_SRCS := analyzer/main.c analyzer/tracedb.c analyzer/order.c analyzer/model.c \
-                 analyzer/decide.c analyzer/prio.c analyzer/analyze.c analyzer/digest.c
+                 analyzer/decide.c analyzer/prio.c analyzer/analyze.c analyzer/digest.c \
+                 analyzer/measured.c
 ANALYZER_OBJS := $(call objs,analyzer,$(ANALYZER_SRCS))
 ANALYZER_BIN  := $(BUILD)/bin/tnbc-analyze
 ANALYZER_TEST := $(BUILD)/analyzer/test/test_profile

@@ -130,7 +130,10 @@ static int load_runs(struct an_trace *t, char *err, size_t errlen)
     return 0;
 }
 
-int an_trace_open(struct an_trace *t, const char *path, char *err, size_t errlen)
+/* Opens a database of the trace schema and reads its runs; `want_trace`
+ * says which mode its ranks must have run in (trace, or replay). */
+static int db_open(struct an_trace *t, const char *path, int want_trace, char *err,
+                   size_t errlen)
 {
     sqlite3 *db = NULL;
     memset(t, 0, sizeof *t);
@@ -149,12 +152,92 @@ int an_trace_open(struct an_trace *t, const char *path, char *err, size_t errlen
     int ntrace = 0;
     for (int r = 0; r < t->world_size; r++)
         ntrace += t->ranks[r].trace_mode;
-    if (ntrace == 0) {
-        terr(t, err, errlen, "no rank ran in trace mode (a replay database?)");
+    if (want_trace ? ntrace == 0 : ntrace > 0) {
+        terr(t, err, errlen, want_trace ? "no rank ran in trace mode (a replay database?)"
+                                        : "not a replay summary: %d rank(s) ran in trace mode",
+             ntrace);
         an_trace_close(t);
         return -1;
     }
     return 0;
+}
+
+int an_trace_open(struct an_trace *t, const char *path, char *err, size_t errlen)
+{
+    return db_open(t, path, 1, err, errlen);
+}
+
+int an_replay_open(struct an_trace *t, const char *path, char *err, size_t errlen)
+{
+    return db_open(t, path, 0, err, errlen);
+}
+
+/* Per invocation, the longest time over ranks from one call's entry to
+ * the next's at the same site (the calls between, and the code, included);
+ * *out gets the median over invocations. Returns the number of
+ * invocations measured (0: none), or -1 with err set. */
+int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, double *out,
+                     char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (prepare(t, "SELECT rank, invocation, entry_tsc FROM call WHERE site=?1 AND op=?2 "
+                   "ORDER BY invocation, rank", &st, err, errlen) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, site, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC);
+    int64_t *prev_inv = malloc((size_t)t->world_size * sizeof *prev_inv);
+    int64_t *prev_tsc = malloc((size_t)t->world_size * sizeof *prev_tsc);
+    double *cycles = NULL, cur = -1;
+    int n = 0, cap = 0, rc, fail = !prev_inv || !prev_tsc;
+    int64_t cur_inv = -1;
+    for (int r = 0; !fail && r < t->world_size; r++)
+        prev_inv[r] = -2;
+    while (!fail && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int rank = sqlite3_column_int(st, 0);
+        int64_t inv = sqlite3_column_int64(st, 1), tsc = sqlite3_column_int64(st, 2);
+        if (rank < 0 || rank >= t->world_size || !t->ranks[rank].present)
+            continue;
+        if (inv != cur_inv && cur >= 0) {
+            if (n == cap) {
+                double *c = realloc(cycles, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *c);
+                if (!c) {
+                    fail = 1;
+                    break;
+                }
+                cycles = c;
+            }
+            cycles[n++] = cur;
+        }
+        if (inv != cur_inv)
+            cur = -1;
+        cur_inv = inv;
+        if (prev_inv[rank] == inv - 1 && tsc > prev_tsc[rank]) {
+            double ns = (double)(tsc - prev_tsc[rank]) / t->ranks[rank].tsc_hz * 1e9;
+            if (ns > cur)
+                cur = ns;
+        }
+        prev_inv[rank] = inv;
+        prev_tsc[rank] = tsc;
+    }
+    if (!fail && cur >= 0) {
+        double *c = realloc(cycles, (size_t)(n + 1) * sizeof *c);
+        if (c) {
+            cycles = c;
+            cycles[n++] = cur;
+        } else {
+            fail = 1;
+        }
+    }
+    sqlite3_finalize(st);
+    free(prev_inv);
+    free(prev_tsc);
+    if (fail) {
+        free(cycles);
+        return terr(t, err, errlen, "out of memory");
+    }
+    *out = an_median(cycles, n);
+    free(cycles);
+    return n;
 }
 
 void an_trace_close(struct an_trace *t)

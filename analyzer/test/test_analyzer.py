@@ -486,6 +486,64 @@ def test_cli():
     check(r.returncode == 2 and "no -o" in r.stderr, r.stderr)
 
 
+# ------------------------------------------------------------------ measured
+
+def cycle_db(name, cycles_ms, mode="trace", n=4, invocations=4):
+    """A site whose calls start every cycles_ms(rank) ms; blocks read late
+    (regime a, so the model turns it on)."""
+    t = mktrace.Trace(db(name))
+    t.runs(n, mode=mode)
+    for inv in range(invocations):
+        for r in range(n):
+            e = inv * cycles_ms(r) * 1e6
+            t.ordered_call(r, SITE, "alltoall", n, MB, [0, 1, 2, 3], e, e + 1_000_000,
+                           2_000_000, 10_000)
+    t.close()
+    return db(name)
+
+
+def analyze_measured(trace, replay, expect_rc=0):
+    out = trace.replace(".db", "-m.profile")
+    r = subprocess.run([ANALYZE, trace, "-o", out, "-q", "--measured", replay],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == expect_rc, f"exit {r.returncode} (want {expect_rc}): {r.stderr}")
+    return r if expect_rc else report.read_profile(out)
+
+
+def test_measured_no_gain_turns_off():
+    trace = cycle_db("mt1", lambda r: 10)
+    check(site_of(analyze(trace), "alltoall")["on"], "the model should turn the site on")
+    s = site_of(analyze_measured(trace, cycle_db("mr1", lambda r: 12, mode="replay")),
+                "alltoall")
+    check(not s["on"], s)
+    check("measured in replay: 12.0 ms from call to call against 10.0 ms traced, no gain"
+          in s["reason"] and "the model said: regime a" in s["reason"], s["reason"])
+
+
+def test_measured_gain_keeps_on():
+    trace = cycle_db("mt2", lambda r: 10)
+    s = site_of(analyze_measured(trace, cycle_db("mr2", lambda r: 6, mode="replay")),
+                "alltoall")
+    check(s["on"] and s["reason"].startswith("regime a") and
+          s["reason"].endswith("measured in replay: 6.0 ms from call to call against "
+                               "10.0 ms traced"), s["reason"])
+
+
+def test_measured_slowest_rank_decides():
+    trace = cycle_db("mt3", lambda r: 10)
+    s = site_of(analyze_measured(trace, cycle_db("mr3", lambda r: 11 if r == 2 else 6,
+                                                 mode="replay")), "alltoall")
+    check(not s["on"] and "11.0 ms from call to call" in s["reason"], s["reason"])
+
+
+def test_measured_bad_input():
+    trace = cycle_db("mt4", lambda r: 10)
+    r = analyze_measured(trace, trace, expect_rc=1)
+    check(r.stderr.count("\n") == 1 and "not a replay summary" in r.stderr, r.stderr)
+    r = analyze_measured(trace, db("no-such-replay"), expect_rc=1)
+    check(r.stderr.count("\n") == 1 and "no-such-replay" in r.stderr, r.stderr)
+
+
 # ------------------------------------------------------------------ report
 
 def is_png(path):

@@ -1,0 +1,72 @@
+/*
+ * Decisions checked against a measured replay run (tnbc-analyze --measured).
+ *
+ * The model predicts a site's saving from per-site medians of the traced
+ * terms; it cannot see costs such as the rank that bounds an iteration
+ * gaining nothing, or the progress thread and the landing copy taking CPU
+ * from the computation (docs/limits.md). A trial run with the profile
+ * measures what the model cannot: per site, the time from one call's
+ * entry to the next call's entry (the slowest rank's, median over
+ * invocations), in the trace and in the replay. A site that is on but was
+ * not faster in replay than traced is turned off, with both numbers in its
+ * reason; a site that was faster keeps its decision and says by how much.
+ * The traced cycle includes the trace's own overhead, so a saving smaller
+ * than that overhead goes unnoticed (the comparison errs towards "on").
+ */
+#include "analyzer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int set_reason(struct tnbc_profile_site *ps, const char *text)
+{
+    char *r = strdup(text);
+    if (!r)
+        return -1;
+    free(ps->reason);
+    ps->reason = r;
+    return 0;
+}
+
+static int check_site(struct tnbc_profile_site *ps, struct an_trace *trace,
+                      struct an_trace *replay, char *err, size_t errlen)
+{
+    double traced, measured;
+    char buf[800];
+    int nt = an_site_cycle_ns(trace, ps->site, ps->op, &traced, err, errlen);
+    int nm = nt < 0 ? -1 : an_site_cycle_ns(replay, ps->site, ps->op, &measured, err, errlen);
+    if (nt < 0 || nm < 0)
+        return -1;
+    if (nt == 0 || nm == 0 || !isfinite(traced) || !isfinite(measured))
+        return 0;   /* one call, or none early: nothing to compare */
+    if (measured >= traced) {
+        ps->on = 0;
+        snprintf(buf, sizeof buf,
+                 "measured in replay: %.1f ms from call to call against %.1f ms traced, "
+                 "no gain (the model said: %s)",
+                 measured / 1e6, traced / 1e6, ps->reason);
+    } else {
+        snprintf(buf, sizeof buf, "%s; measured in replay: %.1f ms from call to call against "
+                 "%.1f ms traced",
+                 ps->reason, measured / 1e6, traced / 1e6);
+    }
+    return set_reason(ps, buf) < 0 ? -1 : 1;
+}
+
+int an_measured(struct tnbc_profile *p, struct an_trace *trace, struct an_trace *replay,
+                char *err, size_t errlen)
+{
+    err[0] = '\0';
+    for (int i = 0; i < p->nsites; i++) {
+        struct tnbc_profile_site *ps = &p->sites[i];
+        int rc = ps->on ? check_site(ps, trace, replay, err, errlen) : 0;
+        if (rc < 0) {
+            if (!err[0])
+                snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
