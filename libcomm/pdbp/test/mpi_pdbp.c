@@ -85,6 +85,7 @@ struct sender {
     pdbp_gp_t *dst;
     int ndst, count;
     size_t maxlen;
+    unsigned long long bytes;   /* payload bytes sent */
 };
 
 static void *send_main(void *arg)
@@ -95,6 +96,7 @@ static void *send_main(void *arg)
         for (int d = 0; d < s->ndst; d++) {
             size_t n = make_msg(buf, s->maxlen, s->me, s->dst[d], i);
             CK(sendData(s->pipe, s->dst[d], buf, n));
+            s->bytes += n;
         }
     CK(pdbp_flush(s->pipe));
     free(buf);
@@ -124,6 +126,16 @@ static void recv_all(pdbp_pipe_t pipe, pdbp_gp_t me, pdbp_gp_t *srcs, int nsrc,
     }
     free(buf);
     free(next);
+}
+
+/* The host's name as the runtime sees it (a node of the emulated cluster has
+ * its own), so a suite can tell which ranks ran on which node. */
+static const char *hostname(void)
+{
+    static char h[64];
+    if (!h[0] && gethostname(h, sizeof(h) - 1))
+        strcpy(h, "?");
+    return h;
 }
 
 static char *gpname(char *b, int h, const char *sfx)
@@ -156,16 +168,17 @@ static void streams(const char *pat, int count, size_t maxlen, int delay_us)
         if (sends) dst[nd++] = all[h];
         if (recvs) src[ns++] = all[h];
     }
-    struct sender s = { pipe, me, dst, nd, count, maxlen };
+    struct sender s = { pipe, me, dst, nd, count, maxlen, 0 };
     pthread_t th;
     pthread_create(&th, NULL, send_main, &s);
     recv_all(pipe, me, src, ns, count, maxlen, delay_us);
     pthread_join(th, NULL);
     struct pdbp_stats st;
     CK(pdbp_get_stats(&st));
-    printf("PASS %s host %d: sent %d x %d, received %d x %d, pool %llu bytes "
-           "(%u blocks, send real %u, recv real %u, grows %u, waits %llu)\n",
-           pat, host, nd, count, ns, count, (unsigned long long)st.pool_bytes,
+    printf("PASS %s host %d on %s: sent %d x %d (%llu payload bytes), received %d x %d, "
+           "pool %llu bytes (%u blocks, send real %u, recv real %u, grows %u, waits %llu)\n",
+           pat, host, hostname(), nd, count, s.bytes, ns, count,
+           (unsigned long long)st.pool_bytes,
            st.blocks, st.send_real, st.recv_real, st.grows,
            (unsigned long long)st.waits);
     CK(prcsReleasePipe(me, pipe));
@@ -186,7 +199,7 @@ static void local(void)
     CK(prcsApplyPipe(a, &pa));
     CK(prcsApplyPipe(b, &pb));
     const int count = 300;
-    struct sender s = { pa, a, &b, 1, count, 3000 };
+    struct sender s = { pa, a, &b, 1, count, 3000, 0 };
     pthread_t th;
     pthread_create(&th, NULL, send_main, &s);
     recv_all(pb, b, &a, 1, count, 3000, 0);
@@ -235,7 +248,7 @@ static void backpressure(void)
     size_t big = pdbp_max_message();
     const int count = 60;
     if (host == 1) {
-        struct sender s = { pipe, me, &peer, 1, count, big };
+        struct sender s = { pipe, me, &peer, 1, count, big, 0 };
         send_main(&s);
     } else {
         sleep(1);
@@ -282,8 +295,8 @@ static void reuse(void)
         CK(prcsApplyPipe(g[i + 1], &p1));
         if (i + 2 < 12 && prcsApplyPipe(g[i + 2], &p2) != PDBP_E_NOPIPE)
             DIE("a third pipe was handed out from a pool of two");
-        struct sender s0 = { p0, g[i], &sink, 1, 20, 500 };
-        struct sender s1 = { p1, g[i + 1], &sink, 1, 20, 500 };
+        struct sender s0 = { p0, g[i], &sink, 1, 20, 500, 0 };
+        struct sender s1 = { p1, g[i + 1], &sink, 1, 20, 500, 0 };
         send_main(&s0);
         send_main(&s1);
         CK(prcsReleasePipe(g[i], p0));
@@ -344,7 +357,7 @@ static void badmsg(void)
     pdbp_pipe_t pipe = pair_setup(&me, &peer);
     if (host == 1) {
         inject_bad(0);
-        struct sender s = { pipe, me, &peer, 1, 50, 4000 };
+        struct sender s = { pipe, me, &peer, 1, 50, 4000, 0 };
         send_main(&s);
     } else {
         recv_all(pipe, me, &peer, 1, 50, 4000, 0);
@@ -369,24 +382,38 @@ static void failover(void)
     if (host == 0)
         pdbp_test_fail_mnode();
     MPI_Barrier(MPI_COMM_WORLD);
-    /* names registered before the failure were replicated to the backup */
-    for (int h = 0; h < nhosts; h++) {
-        pdbp_gp_t y;
-        CK(pdbp_lookup(gpname(nm, h, ""), &y, 20000));
-    }
+    /* names registered before the failure were replicated to the backup
+     * (looked up now: a host that is done frees its GP, see below) */
+    pdbp_gp_t all[64];
+    for (int h = 0; h < nhosts; h++)
+        CK(pdbp_lookup(gpname(nm, h, ""), &all[h], 20000));
     pdbp_gp_t late;
     if (host == nhosts - 1)
         CK(prcsReg("late", PDBP_NGP, &late));
     CK(pdbp_lookup("late", &late, 20000));
     MPI_Barrier(MPI_COMM_WORLD);
-    /* data keeps flowing: everyone sends to the late GP's host */
-    pdbp_pipe_t pipe;
-    CK(prcsApplyPipe(me, &pipe));
     struct pdbp_stats st;
     CK(pdbp_get_stats(&st));
     if (st.mnode != 1)
         DIE("management node is host %d after the failure, want 1", st.mnode);
-    printf("PASS failover host %d: backup (host 1) serves lookups and registration\n", host);
+    /* data keeps flowing: every other host streams checked messages to the
+     * GP registered after the takeover */
+    const int count = 100;
+    if (host == nhosts - 1) {
+        pdbp_pipe_t pipe;
+        CK(prcsApplyPipe(late, &pipe));
+        recv_all(pipe, late, all, nhosts - 1, count, 3000, 0);
+        CK(prcsFree(late));
+    } else {
+        pdbp_pipe_t pipe;
+        CK(prcsApplyPipe(me, &pipe));
+        struct sender s = { pipe, me, &late, 1, count, 3000, 0 };
+        send_main(&s);
+        CK(prcsReleasePipe(me, pipe));
+    }
+    printf("PASS failover host %d on %s: backup (host 1) serves lookups and "
+           "registration; %d checked messages per host to the late GP after it\n",
+           host, hostname(), count);
     CK(prcsFree(me));
 }
 
