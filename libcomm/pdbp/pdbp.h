@@ -115,6 +115,14 @@ struct pdbp_stats {
     uint64_t sent_msgs, recv_msgs, local_msgs;
     uint64_t waits;           /* times a sender waited for space (back-pressure) */
     int mnode;                /* host currently acting as management node */
+    /* timing counters of the data path (cumulative since pdbp_init) */
+    uint64_t blocks_sent;     /* blocks (RemoteMsgs) sent */
+    uint64_t block_bytes_sent;/* their bytes: / blocks_sent = mean block fill */
+    double send_mpi_s;        /* seconds sender threads spent in MPI_Send */
+    uint64_t no_credit;       /* times a sender passed over a ready block: no credit */
+    uint64_t blocks_recv;     /* blocks received */
+    double recv_mpi_s;        /* seconds the receiver spent in MPI_Mrecv of blocks */
+    uint64_t direct_msgs;     /* sendData copied straight into a send block */
 };
 int pdbp_get_stats(struct pdbp_stats *st);
 

@@ -316,6 +316,15 @@ size_t pdbp_remote_append(uint8_t *blk, size_t used, int32_t src, int32_t dst,
     return used + put_record(blk + used, src, dst, data, len);
 }
 
+size_t pdbp_remote_record(uint8_t *blk, size_t used, int32_t src, int32_t dst,
+                          uint32_t len)
+{
+    put32(blk + used, (uint32_t)src);
+    put32(blk + used + 4, (uint32_t)dst);
+    put_hdr(blk + used + PDBP_ROUTE_LEN, PDBP_UDATAMSG, len);
+    return used + PDBP_REC_OVERHEAD + (size_t)len;
+}
+
 void pdbp_remote_end(uint8_t *blk, size_t used, uint16_t nrec)
 {
     put32(blk + 4, (uint32_t)(used - PDBP_HDR_LEN));

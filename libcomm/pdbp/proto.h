@@ -128,6 +128,10 @@ size_t pdbp_remote_begin(uint8_t *blk, uint16_t host, uint32_t seq);
 size_t pdbp_remote_append(uint8_t *blk, size_t used, int32_t src, int32_t dst,
                           const void *data, uint32_t len);
 void pdbp_remote_end(uint8_t *blk, size_t used, uint16_t nrec);
+/* Like append, but writes only the record's route and header: its len data
+ * bytes go to blk + used + PDBP_REC_OVERHEAD, copied by the caller later. */
+size_t pdbp_remote_record(uint8_t *blk, size_t used, int32_t src, int32_t dst,
+                          uint32_t len);
 
 const char *pdbp_mtype_name(int type);
 

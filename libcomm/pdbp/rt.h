@@ -9,7 +9,10 @@
  *                sub-pool of the destination host, or straight to a local GP;
  *   manager    - on the management nodes: heartbeats and failover.
  * Pool, pipe and GP state is guarded by rt.mu; no MPI call is made with it
- * held, so a blocked MPI call never stalls the other threads.
+ * held, so a blocked MPI call never stalls the other threads, and no user
+ * data is copied with it held: a copy into a block reserves its record under
+ * the lock and fills it after (the block is not sent while copies are in
+ * flight).
  */
 #ifndef PDBP_RT_H
 #define PDBP_RT_H
@@ -68,6 +71,7 @@ struct pdbp_pipe {
     struct pdbp_wq *head, *tail;
     size_t bytes;            /* queued in the write pipe */
     int writing;             /* the writer holds a message */
+    int direct;              /* sendData copies straight into a send block */
     int quit;
     uint32_t uses;           /* times bound (pipe reuse) */
     pthread_t writer;
@@ -149,6 +153,9 @@ int pdbp_xfer_start(void);
 void pdbp_xfer_stop(void);
 void pdbp_receiver_stop(void);
 int pdbp_put_remote(pdbp_gp_t src, pdbp_gp_t dst, const void *data, uint32_t len);
+uint8_t *pdbp_reserve_remote(pdbp_gp_t src, pdbp_gp_t dst, uint32_t len,
+                             uint32_t *slot);
+void pdbp_reserve_done(pdbp_gp_t dst, uint32_t slot);
 int pdbp_put_local(pdbp_gp_t src, pdbp_gp_t dst, const void *data, uint32_t len);
 void pdbp_consumed(int row, uint32_t slot);
 int pdbp_drain_sends(int timeout_ms);

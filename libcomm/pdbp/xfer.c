@@ -54,35 +54,66 @@ static void seal(int j)
     pdbp_rt.open[j] = -1;
 }
 
-int pdbp_put_remote(pdbp_gp_t src, pdbp_gp_t dst, const void *data, uint32_t len)
+/* Reserve room for one record of len bytes in the block being packed for
+ * dst's host: writes the record's route and header, counts a copy in flight
+ * on the element (refs on the send side) and returns where the data bytes
+ * go; the caller copies them without the lock, then calls
+ * pdbp_reserve_done. A block is not sent while a copy into it is in flight.
+ * NULL when the sub-pool is full (back-pressure). Caller holds mu. */
+uint8_t *pdbp_reserve_remote(pdbp_gp_t src, pdbp_gp_t dst, uint32_t len,
+                             uint32_t *slot)
 {
     struct pdbp_rt *rt = &pdbp_rt;
     int j = GP_HOST(dst);
     struct pdbp_row *r = &rt->sm[j];
     size_t need = PDBP_REC_OVERHEAD + (size_t)len;
-    pthread_mutex_lock(&rt->mu);
-    for (;;) {
-        int o = rt->open[j];
-        if (o >= 0 && r->fill[o] + need <= rt->cfg.block_size && r->nrec[o] < 65535) {
-            uint8_t *blk = pdbp_row_block(r, &rt->umb, o);
-            r->fill[o] = (uint32_t)pdbp_remote_append(blk, r->fill[o], src, dst, data, len);
-            r->nrec[o]++;
-            break;
-        }
+    int o = rt->open[j];
+    if (o < 0 || r->fill[o] + need > rt->cfg.block_size || r->nrec[o] == 65535) {
         seal(j);
-        int s = pdbp_row_acquire(r, &rt->umb, rt->cfg.threshold);
-        if (s < 0) {                     /* sub-pool full: back-pressure */
-            rt->st.waits++;
-            pthread_cond_signal(&rt->cv_send);
-            pthread_cond_wait(&rt->cv_space, &rt->mu);
-            continue;
-        }
-        r->fill[s] = (uint32_t)pdbp_remote_begin(pdbp_row_block(r, &rt->umb, s),
+        o = pdbp_row_acquire(r, &rt->umb, rt->cfg.threshold);
+        if (o < 0)
+            return NULL;
+        r->fill[o] = (uint32_t)pdbp_remote_begin(pdbp_row_block(r, &rt->umb, o),
                                                  (uint16_t)rt->host, rt->seq[j]++);
-        rt->open[j] = s;
+        r->refs[o] = 0;
+        rt->open[j] = o;
     }
+    uint8_t *blk = pdbp_row_block(r, &rt->umb, o);
+    uint32_t at = r->fill[o];
+    r->fill[o] = (uint32_t)pdbp_remote_record(blk, at, src, dst, len);
+    r->nrec[o]++;
+    r->refs[o]++;
     rt->st.sent_msgs++;
+    *slot = (uint32_t)o;
+    return blk + at + PDBP_REC_OVERHEAD;
+}
+
+/* The copy into a reserved record is done (caller holds mu). */
+void pdbp_reserve_done(pdbp_gp_t dst, uint32_t slot)
+{
+    struct pdbp_rt *rt = &pdbp_rt;
+    rt->sm[GP_HOST(dst)].refs[slot]--;
+    /* the block may be complete now, or the link idle: wake a sender */
     pthread_cond_signal(&rt->cv_send);
+}
+
+/* The writer's path: waits for room, copies outside the lock. */
+int pdbp_put_remote(pdbp_gp_t src, pdbp_gp_t dst, const void *data, uint32_t len)
+{
+    struct pdbp_rt *rt = &pdbp_rt;
+    uint8_t *to;
+    uint32_t slot;
+    pthread_mutex_lock(&rt->mu);
+    while (!(to = pdbp_reserve_remote(src, dst, len, &slot))) {
+        rt->st.waits++;              /* sub-pool full: back-pressure */
+        pthread_cond_signal(&rt->cv_send);
+        pthread_cond_wait(&rt->cv_space, &rt->mu);
+    }
+    pthread_mutex_unlock(&rt->mu);
+    if (len)
+        memcpy(to, data, len);
+    pthread_mutex_lock(&rt->mu);
+    pdbp_reserve_done(dst, slot);
     pthread_mutex_unlock(&rt->mu);
     return PDBP_OK;
 }
@@ -161,11 +192,15 @@ static int pick_row(int *start)
     for (int k = 0; k < rt->nhosts; k++) {
         int j = (*start + k) % rt->nhosts;
         struct pdbp_row *r = &rt->sm[j];
-        if (j == rt->host || rt->row_busy[j] || !rt->credits[j] || !r->used)
-            continue;
+        if (j == rt->host || rt->row_busy[j] || !r->used || r->refs[r->send])
+            continue;                    /* nothing to send, or a copy in flight */
         uint8_t s = r->state[r->send];
         if (s == PDBP_SLOT_READY ||
             (s == PDBP_SLOT_OPEN && (int)r->send == rt->open[j] && r->nrec[r->send])) {
+            if (!rt->credits[j]) {       /* the receiver has no room yet */
+                rt->st.no_credit++;
+                continue;
+            }
             *start = j + 1;
             return j;
         }
@@ -194,8 +229,13 @@ static void *sender_main(void *arg)
         uint8_t *blk = pdbp_row_block(r, &rt->umb, s);
         int n = (int)r->fill[s];
         pthread_mutex_unlock(&rt->mu);
+        double t0 = pdbp_now();
         int rc = MPI_Send(blk, n, MPI_BYTE, j, PDBP_TAG_DATA, rt->comm);
+        double dt = pdbp_now() - t0;
         pthread_mutex_lock(&rt->mu);
+        rt->st.blocks_sent++;
+        rt->st.block_bytes_sent += (uint64_t)n;
+        rt->st.send_mpi_s += dt;
         if (rc != MPI_SUCCESS)
             fprintf(stderr, "pdbp: host %d: MPI_Send to host %d failed (%d)\n",
                     rt->host, j, rc);
@@ -292,7 +332,9 @@ static void on_data(int src, int n, MPI_Message *msg)
     }
     uint8_t *blk = pdbp_row_block(r, &rt->umb, s);
     MPI_Status st;
+    double t0 = pdbp_now();
     MPI_Mrecv(blk, n, MPI_BYTE, msg, &st);
+    double dt = pdbp_now() - t0;
     struct pdbp_msg m;
     const char *why = "not a RemoteMsg";
     int ok = pdbp_msg_parse(blk, (size_t)n, &m, &why) == 0 &&
@@ -302,6 +344,8 @@ static void on_data(int src, int n, MPI_Message *msg)
         why = "RemoteMsg names another source host";
     }
     pthread_mutex_lock(&rt->mu);
+    rt->st.blocks_recv++;
+    rt->st.recv_mpi_s += dt;
     uint32_t freed = 0;
     if (!ok) {
         unacquire(r, (uint32_t)s);
