@@ -14,6 +14,13 @@
  * barrier after the last one arrives. Each point is the mean of REPS runs
  * without the largest and the smallest (the design's method). Rank 0 prints
  * CSV: pattern,packet_bytes,seconds,host_MBps
+ * and, for tput, one line per host with the data path's timing counters
+ * over that point's runs (pdbp_stats):
+ *   stats,pattern,packet_bytes,host,seconds,blocks_sent,mean_block_bytes,
+ *   send_mpi_s,no_credit,blocks_recv,recv_mpi_s,direct_msgs,sent_msgs,waits
+ * MPI_Alltoall of small packets is slow on TCP (one round per call), so a2a
+ * makes at most PDBP_BENCH_A2A_CALLS calls per run (default 2000): the
+ * throughput is the bytes it moved over its time, like every other point.
  */
 #include <mpi.h>
 #include <pthread.h>
@@ -28,6 +35,7 @@ static const size_t sizes[] = { 64, 256, 1024, 4096, 16384, 65536, 262144, 10485
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
 static int host, nhosts;
+static long a2a_calls = 2000;
 
 #define CK(call) do { int rc_ = (call); if (rc_) { \
     fprintf(stderr, "pdbp_bench host %d: %s -> %s\n", host, #call, pdbp_strerror(rc_)); \
@@ -74,14 +82,48 @@ static double trimmed_mean(double *v, int n)
 /* One timed run: count packets of size s per stream. */
 typedef void (*run_fn)(void *ctx, size_t s, long count);
 
+/* Timing counters of one point: every host's delta, printed by rank 0. */
+static void point_stats(const char *name, size_t s, double sec,
+                        const struct pdbp_stats *a, const struct pdbp_stats *b)
+{
+    double v[11] = {
+        sec, (double)(b->blocks_sent - a->blocks_sent),
+        b->blocks_sent > a->blocks_sent
+            ? (double)(b->block_bytes_sent - a->block_bytes_sent) /
+              (double)(b->blocks_sent - a->blocks_sent) : 0,
+        b->send_mpi_s - a->send_mpi_s, (double)(b->no_credit - a->no_credit),
+        (double)(b->blocks_recv - a->blocks_recv), b->recv_mpi_s - a->recv_mpi_s,
+        (double)(b->direct_msgs - a->direct_msgs), (double)(b->sent_msgs - a->sent_msgs),
+        (double)(b->waits - a->waits), 0 };
+    double *all = host == 0 ? malloc(sizeof(v) * nhosts) : NULL;
+    MPI_Gather(v, 11, MPI_DOUBLE, all, 11, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (host)
+        return;
+    for (int h = 0; h < nhosts; h++) {
+        double *x = all + 11 * h;
+        printf("stats,%s,%zu,%d,%.4f,%.0f,%.0f,%.4f,%.0f,%.0f,%.4f,%.0f,%.0f,%.0f\n", name, s, h,
+               x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9]);
+    }
+    free(all);
+}
+
 /* For every packet size: reps timed runs between barriers; rank 0 prints the
  * trimmed mean as CSV. host_streams: streams whose bytes count for a host. */
 static void sweep(const char *name, long bytes, int reps, int host_streams,
-                  run_fn run, void *ctx)
+                  run_fn run, void *ctx, long max_count, int stats)
 {
+    /* warm-up, not timed: connections, first blocks, page faults */
+    MPI_Barrier(MPI_COMM_WORLD);
+    run(ctx, sizes[0], 100);
+    MPI_Barrier(MPI_COMM_WORLD);
     for (size_t k = 0; k < NSIZES; k++) {
         size_t s = sizes[k];
         long count = (bytes + (long)s - 1) / (long)s;
+        if (max_count && count > max_count)
+            count = max_count;
+        struct pdbp_stats st0, st1;
+        if (stats)
+            CK(pdbp_get_stats(&st0));
         double t[32];
         for (int r = 0; r < reps && r < 32; r++) {
             MPI_Barrier(MPI_COMM_WORLD);
@@ -94,6 +136,10 @@ static void sweep(const char *name, long bytes, int reps, int host_streams,
         double host_bytes = (double)count * s * host_streams;
         if (host == 0)
             printf("%s,%zu,%.6f,%.3f\n", name, s, sec, host_bytes / sec / 1e6);
+        if (stats) {
+            CK(pdbp_get_stats(&st1));
+            point_stats(name, s, sec, &st0, &st1);
+        }
     }
 }
 
@@ -161,7 +207,7 @@ static void tput(const char *pat, long bytes, int reps)
     unsigned char *buf = malloc(maxs), *rbuf = malloc(maxs);
     memset(buf, 0x5a, maxs);
     struct tput_ctx c = { pipe, dst, nd, ns, buf, rbuf, maxs };
-    sweep(pat, bytes, reps, nstreams, tput_once, &c);
+    sweep(pat, bytes, reps, nstreams, tput_once, &c, 0, 1);
     free(buf);
     free(rbuf);
     CK(prcsFree(me));
@@ -173,7 +219,7 @@ static void a2a(long bytes, int reps)
     char *sb = malloc(maxs * nhosts), *rb = malloc(maxs * nhosts);
     memset(sb, 0x5a, maxs * nhosts);
     struct a2a_ctx c = { sb, rb };
-    sweep("alltoall", bytes, reps, nhosts - 1, a2a_once, &c);
+    sweep("alltoall", bytes, reps, nhosts - 1, a2a_once, &c, a2a_calls, 0);
     free(sb);
     free(rb);
 }
@@ -264,6 +310,9 @@ int main(int argc, char **argv)
     CK(pdbp_init(&argc, &argv));
     host = pdbp_host();
     nhosts = pdbp_nhosts();
+    const char *ac = getenv("PDBP_BENCH_A2A_CALLS");
+    if (ac && atol(ac) > 0)
+        a2a_calls = atol(ac);
     if (!strcmp(argv[1], "tput") && argc >= 5)
         tput(argv[2], atol(argv[3]), atoi(argv[4]));
     else if (!strcmp(argv[1], "a2a") && argc >= 4)

@@ -3,8 +3,10 @@
 
 usage: plot.py CSV_DIR OUT_DIR [--link-mbps R]
 
-x: unit packet size (bytes, log), y: per-host throughput (Mbit/s, or share
-of the link when --link-mbps is given). Also writes summary.md (tables).
+x: unit packet size (bytes, log), y: per-host throughput (Mbit/s; for the
+emulated cluster's transport "cluster", the share of the shaped link when
+--link-mbps is given: loopback and shared memory have no link rate). Also
+writes summary.md (tables).
 """
 import csv
 import os
@@ -48,6 +50,9 @@ def fig(rows, transport, patterns, title, path, link):
                      marker="o", label=label(pat, n))
     plt.xscale("log", base=2)
     plt.yscale("log")
+    if link:
+        plt.axhline(100, color="k", lw=0.8)
+        plt.axhline(90, color="r", lw=0.8, ls=":", label="target 90 %")
     plt.xlabel("unit packet size (bytes)")
     plt.ylabel("per-host throughput (% of link)" if link else "per-host throughput (Mbit/s)")
     plt.title(title)
@@ -89,13 +94,22 @@ def summary(rows, prow, path, link):
                     d = dict(pts)
                     f.write(f"| {label(pat, n)} | {n} | " +
                             " | ".join(f"{d.get(s, float('nan')):.0f}" for s in sizes) + " |\n")
+            if link and tr == "cluster":
+                f.write(f"\nShare of the {link:g} Mbit/s link, %:\n\n")
+                f.write("| pattern | hosts | " + " | ".join(str(s) for s in sizes) + " |\n")
+                f.write("|---|---|" + "---|" * len(sizes) + "\n")
+                for pat in ("1toN", "Nto1", "NtoN", "alltoall"):
+                    for n, pts in sorted(series(rows, tr, pat).items()):
+                        d = dict(pts)
+                        f.write(f"| {label(pat, n)} | {n} | " + " | ".join(
+                            f"{d.get(s, float('nan')) / link * 100:.0f}" for s in sizes) + " |\n")
             f.write("\nN-to-N / MPI_Alltoall, same bytes:\n\n")
             for n, pts in sorted(series(rows, tr, "NtoN").items()):
                 a = dict(series(rows, tr, "alltoall").get(n, []))
                 ratios = [f"{s}: {v / a[s]:.2f}x" for s, v in pts if a.get(s)]
                 f.write(f"- {n} hosts: " + ", ".join(ratios) + "\n")
         if link:
-            f.write(f"\nLink rate {link} Mbit/s (shaped).\n")
+            f.write(f"\nLink rate {link:g} Mbit/s (shaped, transport cluster only).\n")
         f.write("\n### pool memory on host 0 (MiB) by threshold and streams\n\n")
         by = defaultdict(dict)
         for r in prow:
@@ -119,11 +133,13 @@ def main():
     prow = load(os.path.join(src, "pool.csv"))
     os.makedirs(dst, exist_ok=True)
     for tr in sorted({r["transport"] for r in rows}):
-        fig(rows, tr, [("1toN", "-")], f"1-to-N ({tr})", f"{dst}/fig8_1toN_{tr}.png", link)
-        fig(rows, tr, [("Nto1", "-")], f"N-to-1 ({tr})", f"{dst}/fig9_Nto1_{tr}.png", link)
-        fig(rows, tr, [("NtoN", "-")], f"N-to-N ({tr})", f"{dst}/fig10_NtoN_{tr}.png", link)
+        lk = link if tr == "cluster" else None
+        on = f"{tr}, {link:g} Mbit/s links" if lk else tr
+        fig(rows, tr, [("1toN", "-")], f"1-to-N ({on})", f"{dst}/fig8_1toN_{tr}.png", lk)
+        fig(rows, tr, [("Nto1", "-")], f"N-to-1 ({on})", f"{dst}/fig9_Nto1_{tr}.png", lk)
+        fig(rows, tr, [("NtoN", "-")], f"N-to-N ({on})", f"{dst}/fig10_NtoN_{tr}.png", lk)
         fig(rows, tr, [("NtoN", "-"), ("alltoall", "--")],
-            f"PDBP N-to-N vs MPI_Alltoall ({tr})", f"{dst}/fig11_vs_alltoall_{tr}.png", link)
+            f"PDBP N-to-N vs MPI_Alltoall ({on})", f"{dst}/fig11_vs_alltoall_{tr}.png", lk)
     pool_fig(prow, f"{dst}/pool_memory.png")
     summary(rows, prow, f"{dst}/summary.md", link)
 

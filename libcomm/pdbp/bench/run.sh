@@ -1,31 +1,43 @@
 #!/usr/bin/env bash
 # make bench-pdbp: PDBP throughput (1-to-N, N-to-1, N-to-N, and MPI_Alltoall
-# moving the same bytes) over unit packets of 64 B .. 1 MB, and pool memory
-# against the number of streams and the threshold. CSV under
-# $BUILD/bench/pdbp/, plots in docs/pdbp/.
+# moving the same bytes) over unit packets of 64 B .. 1 MB on the emulated
+# cluster (its own, brought up here and torn down at the end), and pool
+# memory against the number of streams and the threshold. CSV under
+# $BUILD/bench/pdbp/, plots and tables in docs/pdbp/.
 #
 # Knobs (environment):
-#   PDBP_BENCH_NPS        host counts to run, default "2 3 4"
+#   PDBP_BENCH_TRANSPORTS "cluster" (default): one rank per node of an emulated
+#                         cluster, TCP over shaped links; "tcp": --mca btl
+#                         self,tcp on loopback (one host); "shm": Open MPI's
+#                         default. Without root or network namespaces the
+#                         cluster is replaced by tcp, with a message.
+#   PDBP_BENCH_NODES      cluster nodes, default 3
+#   PDBP_BENCH_RATE       shaped link rate (tc syntax), default 100mbit (see
+#                         docs/pdbp.md: what 2 shared cores can fill)
+#   PDBP_BENCH_NPS        host counts to run, default "2 3" on the cluster
+#                         (at most the node count), "2 3 4" otherwise
 #   PDBP_BENCH_BYTES      bytes per stream per point, default 4000000
 #   PDBP_BENCH_REPS       runs per point (mean without max and min), default 3
-#   PDBP_BENCH_TRANSPORTS "tcp shm": tcp = --mca btl self,tcp on loopback (the
-#                         stand-in for separate hosts), shm = Open MPI's
-#                         default; cluster = --mca btl self,tcp with hosts and
-#                         interface given in PDBP_BENCH_MPIRUN
-#   PDBP_BENCH_MPIRUN     extra mpirun arguments, e.g. the emulated cluster's
-#                         hostfile and --mca btl_tcp_if_include IFACE
-#   PDBP_BENCH_LINK_MBPS  shaped link rate in Mbit/s: plots then show the share
+#   PDBP_BENCH_A2A_CALLS  most MPI_Alltoall calls per run, default 2000
+#   PDBP_BENCH_MPIRUN     extra mpirun arguments (all transports)
+#   PDBP_BENCH_LINK_MBPS  link rate for the plots' share of the link; set from
+#                         PDBP_BENCH_RATE when this script brings the cluster up
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 : "${BUILD:=build}" "${PY:=/usr/bin/python3}"
 out=$BUILD/bench/pdbp
 mkdir -p "$out" docs/pdbp
 B=$BUILD/pdbp/pdbp_bench
-NPS=${PDBP_BENCH_NPS:-2 3 4}
 BYTES=${PDBP_BENCH_BYTES:-4000000}
 REPS=${PDBP_BENCH_REPS:-3}
-TRANSPORTS=${PDBP_BENCH_TRANSPORTS:-tcp shm}
+TRANSPORTS=${PDBP_BENCH_TRANSPORTS:-cluster}
+NODES=${PDBP_BENCH_NODES:-3}
+RATE=${PDBP_BENCH_RATE:-100mbit}
 EXTRA=${PDBP_BENCH_MPIRUN:-}
+LINK=${PDBP_BENCH_LINK_MBPS:-}
+CL=scripts/cluster/tnbc-cluster
+CLN=pdb$(( $$ % 100000 ))          # "pdb" + at most 5 digits: 8 characters
+: "${TNBC_CLUSTER_DIR:=/run/tnbc-cluster}"
 if [[ $(id -u) -eq 0 ]]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
@@ -34,20 +46,56 @@ export OMPI_MCA_btl_base_warn_component_unused=0
 export TNBC_PDBP_BLOCK_SIZE=${TNBC_PDBP_BLOCK_SIZE:-1052672}
 export TNBC_PDBP_THREADS=${TNBC_PDBP_THREADS:-1}
 
-run() { # CSV-PREFIX NP ARGS...
+cluster_up=0
+if [[ " $TRANSPORTS " == *" cluster "* ]]; then
+    why=""
+    if [[ $(id -u) -ne 0 ]]; then why="not root"
+    elif ! ip netns add "tnbc-probe-$$" 2>/dev/null; then why="no network namespaces"
+    else ip netns del "tnbc-probe-$$"; fi
+    if [[ -z $why ]]; then
+        trap '$CL down --name "$CLN" >/dev/null 2>&1' EXIT
+        trap 'exit 130' INT TERM
+        if $CL up -n "$NODES" --rate "$RATE" --name "$CLN"; then
+            cluster_up=1
+            r=${RATE,,}
+            case $r in *gbit) LINK=$(( ${r%gbit} * 1000 )) ;; *mbit) LINK=${r%mbit} ;;
+                       *kbit) LINK=$(/usr/bin/python3 -c "print(${r%kbit}/1000)") ;; esac
+        else
+            why="tnbc-cluster up failed"
+        fi
+    fi
+    if [[ $cluster_up -eq 0 ]]; then
+        echo "bench-pdbp: no emulated cluster ($why): measuring over loopback TCP instead" >&2
+        TRANSPORTS=${TRANSPORTS//cluster/tcp}
+    fi
+fi
+if [[ $cluster_up -eq 1 ]]; then
+    NPS=${PDBP_BENCH_NPS:-$(seq -s' ' 2 "$NODES")}
+else
+    NPS=${PDBP_BENCH_NPS:-2 3 4}
+fi
+
+run() { # TRANSPORT NP ARGS...
     local pre=$1 np=$2; shift 2
-    local btl=()
+    local args=(--oversubscribe)
     case $pre in
-    tcp) btl=(--mca btl self,tcp --mca btl_tcp_if_include lo) ;;  # one host
-    cluster) btl=(--mca btl self,tcp) ;;  # hosts/interfaces come from PDBP_BENCH_MPIRUN
+    tcp) args+=(--mca btl self,tcp --mca btl_tcp_if_include lo) ;;  # one host
+    cluster) args=(--map-by node) ;;   # one rank per node; TCP between nodes
     esac
     # shellcheck disable=SC2086
-    timeout -k 5 600 mpirun --oversubscribe -np "$np" "${btl[@]}" $EXTRA "$B" "$@" |
-        sed "s/^/$pre,$np,/" >>"$out/tput.csv" || echo "bench-pdbp: run $pre $np $* failed" >&2
+    (
+        [[ $pre == cluster ]] && . "$TNBC_CLUSTER_DIR/$CLN/env"
+        timeout -k 5 600 mpirun -np "$np" "${args[@]}" $EXTRA "$B" "$@"
+    ) 2> >(grep -v 'plm:rsh: Warning: setpgid' >&2) | sed "s/^/$pre,$np,/" > "$out/run.tmp" ||
+        echo "bench-pdbp: run $pre $np $* failed" >&2
+    grep -v ",stats," "$out/run.tmp" >>"$out/tput.csv"
+    grep ",stats," "$out/run.tmp" | sed 's/,stats,/,/' >>"$out/stats.csv"
+    rm -f "$out/run.tmp"
 }
 
 echo "transport,hosts,pattern,packet_bytes,seconds,host_MBps" >"$out/tput.csv"
-echo "== pdbp throughput: hosts {$NPS}, $BYTES bytes per stream, $REPS runs per point; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "transport,hosts,pattern,packet_bytes,host,seconds,blocks_sent,mean_block_bytes,send_mpi_s,no_credit,blocks_recv,recv_mpi_s,direct_msgs,sent_msgs,waits" >"$out/stats.csv"
+echo "== pdbp throughput: $(date -u '+%F %H:%M UTC'); transports {$TRANSPORTS}${LINK:+, links $RATE}; hosts {$NPS}; $BYTES bytes per stream, $REPS runs per point; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for tr in $TRANSPORTS; do
     for np in $NPS; do
         for pat in 1toN Nto1 NtoN; do
@@ -56,7 +104,13 @@ for tr in $TRANSPORTS; do
         run "$tr" "$np" a2a "$BYTES" "$REPS"
     done
 done
+echo "== load after the throughput runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [[ $cluster_up -eq 1 ]]; then
+    $CL down --name "$CLN" >/dev/null 2>&1
+    trap - EXIT
+fi
 
+# Pool memory is about the allocation algorithm, not links: shared memory.
 echo "threshold,streams,host0_pool_bytes,host1_pool_bytes,host0_grows" >"$out/pool.csv"
 echo "== pdbp pool memory: streams {1 2 4 8 16} x threshold {0.3 0.5 0.7 0.9}"
 for t in 0.3 0.5 0.7 0.9; do
@@ -67,6 +121,6 @@ for t in 0.3 0.5 0.7 0.9; do
     done
 done
 
-"$PY" libcomm/pdbp/bench/plot.py "$out" docs/pdbp ${PDBP_BENCH_LINK_MBPS:+--link-mbps "$PDBP_BENCH_LINK_MBPS"}
-cp "$out/tput.csv" "$out/pool.csv" docs/pdbp/
-echo "== pdbp: CSV in $out and docs/pdbp/, plots in docs/pdbp/, table in docs/pdbp/summary.md"
+"$PY" libcomm/pdbp/bench/plot.py "$out" docs/pdbp ${LINK:+--link-mbps "$LINK"}
+cp "$out/tput.csv" "$out/stats.csv" "$out/pool.csv" docs/pdbp/
+echo "== pdbp: CSV in $out and docs/pdbp/, plots in docs/pdbp/, table in docs/pdbp/summary.md; load: $(cut -d' ' -f1-3 /proc/loadavg)"
