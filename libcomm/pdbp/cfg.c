@@ -53,6 +53,7 @@ void pdbp_cfg_load(struct pdbp_cfg *c)
     c->threshold = env_frac("TNBC_PDBP_THRESHOLD", 0.5);
     c->pipes = env_u32("TNBC_PDBP_PIPES", 16, 1, 1024);
     c->threads = env_u32("TNBC_PDBP_THREADS", 2, 1, 64);
+    c->inflight = env_u32("TNBC_PDBP_INFLIGHT", 4, 1, 64);
     c->pipe_bytes = env_u32("TNBC_PDBP_PIPE_BYTES", 4u << 20, 4096, 1u << 30);
     c->hb_ms = env_u32("TNBC_PDBP_HEARTBEAT_MS", 100, 10, 60000);
     c->hb_timeout_ms = env_u32("TNBC_PDBP_FAILOVER_MS", 5000, 50, 600000);

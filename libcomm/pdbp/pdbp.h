@@ -118,11 +118,15 @@ struct pdbp_stats {
     /* timing counters of the data path (cumulative since pdbp_init) */
     uint64_t blocks_sent;     /* blocks (RemoteMsgs) sent */
     uint64_t block_bytes_sent;/* their bytes: / blocks_sent = mean block fill */
-    double send_mpi_s;        /* seconds sender threads spent in MPI_Send */
+    double send_mpi_s;        /* seconds from MPI_Isend of a block to its completion
+                                 being seen, summed over blocks (they overlap) */
     uint64_t no_credit;       /* times a sender passed over a ready block: no credit */
     uint64_t blocks_recv;     /* blocks received */
-    double recv_mpi_s;        /* seconds the receiver spent in MPI_Mrecv of blocks */
+    double recv_mpi_s;        /* seconds from MPI_Imrecv of a block to its
+                                 completion being seen, summed (they overlap) */
     uint64_t direct_msgs;     /* sendData copied straight into a send block */
+    uint32_t max_inflight;    /* most blocks in flight to one host at once */
+    uint32_t max_recv_posted; /* most block receives from one host posted at once */
 };
 int pdbp_get_stats(struct pdbp_stats *st);
 

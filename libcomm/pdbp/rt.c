@@ -59,7 +59,9 @@ static int pools_up(void)
     rt->credits = calloc(n, sizeof(*rt->credits));
     rt->seq = calloc(n, sizeof(*rt->seq));
     rt->row_busy = calloc(n, 1);
-    if (!rt->sm || !rt->rm || !rt->open || !rt->credits || !rt->seq || !rt->row_busy)
+    rt->inflight = calloc(n, sizeof(*rt->inflight));
+    if (!rt->sm || !rt->rm || !rt->open || !rt->credits || !rt->seq || !rt->row_busy ||
+        !rt->inflight)
         return PDBP_E_NOMEM;
     for (int j = 0; j < n; j++) {
         rt->open[j] = -1;
@@ -83,6 +85,7 @@ static void pools_down(void)
     }
     free(rt->sm); free(rt->rm); free(rt->open);
     free(rt->credits); free(rt->seq); free(rt->row_busy);
+    free(rt->inflight);
     rt->sm = rt->rm = NULL;
     pdbp_umb_destroy(&rt->umb);
 }

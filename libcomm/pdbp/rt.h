@@ -103,10 +103,12 @@ struct pdbp_rt {
     int *open;               /* [nhosts] send element being packed, or -1 */
     uint32_t *credits;       /* [nhosts] receive elements granted by host j */
     uint32_t *seq;           /* [nhosts] blocks sent to host j */
-    uint8_t *row_busy;       /* [nhosts] a sender is sending this row */
+    uint8_t *row_busy;       /* [nhosts] a sender is posting a block of this row */
+    uint32_t *inflight;      /* [nhosts] blocks posted (MPI_Isend) to host j, not yet complete */
     pthread_cond_t cv_send, cv_space;
     pthread_t receiver, manager, *senders;
     int stop_senders, stop_manager, send_stops;
+    int hold_senders;        /* test hook: senders post nothing while set */
 
     /* pipes and GPs */
     struct pdbp_pipe *pipes;
@@ -168,5 +170,6 @@ void pdbp_pipes_stop(void);
 /* test hooks (used by the MPI tests only) */
 int pdbp_test_inject(int host, int tag, const void *buf, size_t n);
 void pdbp_test_fail_mnode(void);
+void pdbp_test_hold_senders(int on);
 
 #endif

@@ -185,66 +185,172 @@ void pdbp_consumed(int row, uint32_t slot)
 
 /* ---- sender thread pool ---- */
 
-/* A row j with a block to send and a credit for it (caller holds mu). */
-static int pick_row(int *start)
+/* Several blocks per destination are in flight at once (MPI_Isend, at most
+ * TNBC_PDBP_INFLIGHT and never more than the credits allow): Open MPI's TCP
+ * BTL sends a block above its eager limit by rendezvous, and with traffic in
+ * both directions the receiver's answer waits in the TCP stream behind the
+ * other direction's data; with one block in flight the wire idles for every
+ * such handshake. Order per destination is kept: blocks of a row are posted
+ * in ring order, by one thread at a time (row_busy), and MPI does not let a
+ * message overtake an earlier one to the same rank on the same tag. */
+
+/* The element of row j to post next: the first one from the head that is
+ * neither in flight (BUSY) nor done; -1 if none (caller holds mu). */
+static int next_to_post(const struct pdbp_row *r)
+{
+    for (uint32_t k = 0, i = r->send; k < r->used; k++, i = (i + 1) % r->real)
+        if (r->state[i] != PDBP_SLOT_BUSY && r->state[i] != PDBP_SLOT_DONE)
+            return (int)i;
+    return -1;
+}
+
+/* A row j with a block to post and a credit for it; *slot gets the element
+ * (caller holds mu). A full (READY) block goes while fewer than INFLIGHT
+ * blocks of its row are in flight; the open, partly filled one only when
+ * none is (the link to j is idle), so blocks fill up while others travel. */
+static int pick_row(int *start, uint32_t *slot)
 {
     struct pdbp_rt *rt = &pdbp_rt;
+    if (rt->hold_senders)
+        return -1;
     for (int k = 0; k < rt->nhosts; k++) {
         int j = (*start + k) % rt->nhosts;
         struct pdbp_row *r = &rt->sm[j];
-        if (j == rt->host || rt->row_busy[j] || !r->used || r->refs[r->send])
+        if (j == rt->host || rt->row_busy[j] || !r->used ||
+            rt->inflight[j] >= rt->cfg.inflight)
+            continue;
+        int i = next_to_post(r);
+        if (i < 0 || r->refs[i])
             continue;                    /* nothing to send, or a copy in flight */
-        uint8_t s = r->state[r->send];
+        uint8_t s = r->state[i];
         if (s == PDBP_SLOT_READY ||
-            (s == PDBP_SLOT_OPEN && (int)r->send == rt->open[j] && r->nrec[r->send])) {
+            (s == PDBP_SLOT_OPEN && i == rt->open[j] && r->nrec[i] && !rt->inflight[j])) {
             if (!rt->credits[j]) {       /* the receiver has no room yet */
                 rt->st.no_credit++;
                 continue;
             }
             *start = j + 1;
+            *slot = (uint32_t)i;
             return j;
         }
     }
     return -1;
 }
 
+/* A block this sender thread posted and has not seen complete. */
+struct sendreq {
+    int row;
+    uint32_t slot;
+    int n;
+    double t0;
+};
+
 static void *sender_main(void *arg)
 {
     struct pdbp_rt *rt = &pdbp_rt;
     int start = (int)(intptr_t)arg;
+    int cap = rt->nhosts * (int)rt->cfg.inflight, nout = 0;
+    MPI_Request *req = malloc((size_t)cap * sizeof(*req));
+    struct sendreq *sr = malloc((size_t)cap * sizeof(*sr));
+    int *idx = malloc((size_t)cap * sizeof(*idx));
+    if (!req || !sr || !idx) {
+        fprintf(stderr, "pdbp: host %d: no memory for a sender thread; it stops\n",
+                rt->host);
+        free(req); free(sr); free(idx);
+        return NULL;
+    }
+    long wait_us = 0;                    /* back-off while blocks are in flight */
     pthread_mutex_lock(&rt->mu);
     while (!rt->stop_senders) {
-        int j = pick_row(&start);
-        if (j < 0) {
+        uint32_t s;
+        int j = nout < cap ? pick_row(&start, &s) : -1;
+        if (j >= 0) {
+            struct pdbp_row *r = &rt->sm[j];
+            if (rt->open[j] == (int)s)
+                seal(j);                 /* idle link: ship the partial block */
+            r->state[s] = PDBP_SLOT_BUSY;
+            rt->row_busy[j] = 1;
+            rt->credits[j]--;
+            if (++rt->inflight[j] > rt->st.max_inflight)
+                rt->st.max_inflight = rt->inflight[j];
+            uint8_t *blk = pdbp_row_block(r, &rt->umb, s);
+            int n = (int)r->fill[s];
+            pthread_mutex_unlock(&rt->mu);
+            double t0 = pdbp_now();
+            int rc = MPI_Isend(blk, n, MPI_BYTE, j, PDBP_TAG_DATA, rt->comm, &req[nout]);
+            pthread_mutex_lock(&rt->mu);
+            rt->row_busy[j] = 0;
+            if (rc != MPI_SUCCESS) {
+                fprintf(stderr, "pdbp: host %d: MPI_Isend to host %d failed (%d)\n",
+                        rt->host, j, rc);
+                rt->inflight[j]--;
+                pdbp_row_done(r, s);
+                pthread_cond_broadcast(&rt->cv_space);
+            } else {
+                sr[nout++] = (struct sendreq){ .row = j, .slot = s, .n = n, .t0 = t0 };
+            }
+            wait_us = 0;
+            continue;
+        }
+        if (!nout) {
             pthread_cond_wait(&rt->cv_send, &rt->mu);
             continue;
         }
-        struct pdbp_row *r = &rt->sm[j];
-        uint32_t s = r->send;
-        if (rt->open[j] == (int)s)
-            seal(j);                     /* idle link: ship the partial block */
-        r->state[s] = PDBP_SLOT_BUSY;
-        rt->row_busy[j] = 1;
-        rt->credits[j]--;
-        uint8_t *blk = pdbp_row_block(r, &rt->umb, s);
-        int n = (int)r->fill[s];
+        /* blocks in flight: see which are done (MPI outside the lock) */
+        int ndone = 0;
         pthread_mutex_unlock(&rt->mu);
-        double t0 = pdbp_now();
-        int rc = MPI_Send(blk, n, MPI_BYTE, j, PDBP_TAG_DATA, rt->comm);
-        double dt = pdbp_now() - t0;
+        int rc = MPI_Testsome(nout, req, &ndone, idx, MPI_STATUSES_IGNORE);
+        double now = pdbp_now();
         pthread_mutex_lock(&rt->mu);
-        rt->st.blocks_sent++;
-        rt->st.block_bytes_sent += (uint64_t)n;
-        rt->st.send_mpi_s += dt;
-        if (rc != MPI_SUCCESS)
-            fprintf(stderr, "pdbp: host %d: MPI_Send to host %d failed (%d)\n",
-                    rt->host, j, rc);
-        pdbp_row_done(r, s);
-        rt->row_busy[j] = 0;
-        pthread_cond_broadcast(&rt->cv_space);
-        pthread_cond_signal(&rt->cv_send);
+        if (rc != MPI_SUCCESS || ndone == MPI_UNDEFINED) {
+            fprintf(stderr, "pdbp: host %d: MPI_Testsome failed (%d)\n", rt->host, rc);
+            ndone = 0;
+        }
+        for (int k = 0; k < ndone; k++) {
+            struct sendreq *q = &sr[idx[k]];
+            rt->st.blocks_sent++;
+            rt->st.block_bytes_sent += (uint64_t)q->n;
+            rt->st.send_mpi_s += now - q->t0;
+            rt->inflight[q->row]--;
+            pdbp_row_done(&rt->sm[q->row], q->slot);
+            q->row = -1;
+        }
+        if (ndone > 0) {
+            int m = 0;                   /* compact, keeping posting order */
+            for (int k = 0; k < nout; k++)
+                if (sr[k].row >= 0) {
+                    sr[m] = sr[k];
+                    req[m++] = req[k];
+                }
+            nout = m;
+            wait_us = 0;
+            pthread_cond_broadcast(&rt->cv_space);
+            continue;
+        }
+        /* nothing done: wait for new work or a little while, then test again */
+        wait_us = wait_us ? (wait_us * 2 > 1000 ? 1000 : wait_us * 2) : 20;
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_nsec += wait_us * 1000;
+        if (dl.tv_nsec >= 1000000000L) {
+            dl.tv_sec++;
+            dl.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&rt->cv_send, &rt->mu, &dl);
     }
     pthread_mutex_unlock(&rt->mu);
+    if (nout) {
+        /* pdbp_finalize drained the sub-pools first, so this is only after a
+         * drain that timed out: finish the sends rather than leave them */
+        MPI_Waitall(nout, req, MPI_STATUSES_IGNORE);
+        pthread_mutex_lock(&rt->mu);
+        for (int k = 0; k < nout; k++) {
+            rt->inflight[sr[k].row]--;
+            pdbp_row_done(&rt->sm[sr[k].row], sr[k].slot);
+        }
+        pthread_mutex_unlock(&rt->mu);
+    }
+    free(req); free(sr); free(idx);
     return NULL;
 }
 
@@ -311,6 +417,52 @@ static uint32_t demux(int src, uint32_t s, const struct pdbp_msg *m)
     return k;
 }
 
+/* Block receives are posted ahead (MPI_Imrecv into the acquired element of
+ * the source's receive sub-pool) so that a rendezvous block's answer leaves
+ * at once and blocks from several hosts arrive at the same time; each is
+ * validated and handed to the GPs when it is complete, in posting order per
+ * source (which is the order that host sent them). Receiver thread only. */
+struct rpost {
+    MPI_Request *req;        /* [row_cap] ring, posting order */
+    uint32_t *slot;
+    int *n;
+    double *t0;
+    uint32_t head, cnt;
+};
+static struct rpost *rpost;  /* [nhosts] */
+static uint32_t rposted;     /* receives posted, all rows */
+
+static int rpost_alloc(void)
+{
+    struct pdbp_rt *rt = &pdbp_rt;
+    uint32_t c = rt->cfg.row_cap;
+    rpost = calloc((size_t)rt->nhosts, sizeof(*rpost));
+    if (!rpost)
+        return -1;
+    for (int i = 0; i < rt->nhosts; i++) {
+        struct rpost *p = &rpost[i];
+        p->req = malloc(c * sizeof(*p->req));
+        p->slot = malloc(c * sizeof(*p->slot));
+        p->n = malloc(c * sizeof(*p->n));
+        p->t0 = malloc(c * sizeof(*p->t0));
+        if (!p->req || !p->slot || !p->n || !p->t0)
+            return -1;
+    }
+    rposted = 0;
+    return 0;
+}
+
+static void rpost_free(void)
+{
+    if (!rpost)
+        return;
+    for (int i = 0; i < pdbp_rt.nhosts; i++) {
+        free(rpost[i].req); free(rpost[i].slot); free(rpost[i].n); free(rpost[i].t0);
+    }
+    free(rpost);
+    rpost = NULL;
+}
+
 static void on_data(int src, int n, MPI_Message *msg)
 {
     struct pdbp_rt *rt = &pdbp_rt;
@@ -321,20 +473,42 @@ static void on_data(int src, int n, MPI_Message *msg)
         return;
     }
     struct pdbp_row *r = &rt->rm[src];
+    struct rpost *p = &rpost[src];
     pthread_mutex_lock(&rt->mu);
     int s = pdbp_row_acquire(r, &rt->umb, rt->cfg.threshold);
     uint32_t grown = r->last.checked ? r->last.added : 0;
     pthread_mutex_unlock(&rt->mu);
-    if (s < 0) {
+    if (s < 0 || p->cnt >= rt->cfg.row_cap) {
         discard(msg);
         pdbp_reject(src, "data message", "sender exceeded its credits");
         return;
     }
+    uint8_t *blk = pdbp_row_block(r, &rt->umb, (uint32_t)s);
+    uint32_t at = (p->head + p->cnt) % rt->cfg.row_cap;
+    p->slot[at] = (uint32_t)s;
+    p->n[at] = n;
+    p->t0[at] = pdbp_now();
+    if (MPI_Imrecv(blk, n, MPI_BYTE, msg, &p->req[at]) != MPI_SUCCESS) {
+        pthread_mutex_lock(&rt->mu);
+        unacquire(r, (uint32_t)s);
+        pthread_mutex_unlock(&rt->mu);
+        pdbp_reject(src, "data message", "MPI_Imrecv failed");
+    } else {
+        p->cnt++;
+        rposted++;
+        if (p->cnt > rt->st.max_recv_posted)   /* written by this thread only */
+            rt->st.max_recv_posted = p->cnt;
+    }
+    send_credits(src, grown);                  /* elements the row just gained */
+}
+
+/* A posted block receive is complete: validate it, hand its records to the
+ * GPs (or give the element back if it is rejected). */
+static void on_block(int src, uint32_t s, int n, double dt)
+{
+    struct pdbp_rt *rt = &pdbp_rt;
+    struct pdbp_row *r = &rt->rm[src];
     uint8_t *blk = pdbp_row_block(r, &rt->umb, s);
-    MPI_Status st;
-    double t0 = pdbp_now();
-    MPI_Mrecv(blk, n, MPI_BYTE, msg, &st);
-    double dt = pdbp_now() - t0;
     struct pdbp_msg m;
     const char *why = "not a RemoteMsg";
     int ok = pdbp_msg_parse(blk, (size_t)n, &m, &why) == 0 &&
@@ -348,19 +522,47 @@ static void on_data(int src, int n, MPI_Message *msg)
     rt->st.recv_mpi_s += dt;
     uint32_t freed = 0;
     if (!ok) {
-        unacquire(r, (uint32_t)s);
+        unacquire(r, s);
     } else {
         r->legit[s] = 1;
         r->state[s] = PDBP_SLOT_BUSY;
-        r->refs[s] = demux(src, (uint32_t)s, &m);
+        r->refs[s] = demux(src, s, &m);
         rt->st.recv_msgs += r->refs[s];
         if (!r->refs[s])
-            freed = pdbp_row_done(r, (uint32_t)s);
+            freed = pdbp_row_done(r, s);
     }
     pthread_mutex_unlock(&rt->mu);
     if (!ok)
         pdbp_reject(src, "data message", why);
-    send_credits(src, freed + grown);
+    send_credits(src, freed);
+}
+
+/* Complete the posted receives that are done, oldest first per source;
+ * wait for all of them when `all`. Returns the number completed. */
+static int complete_posted(int all)
+{
+    struct pdbp_rt *rt = &pdbp_rt;
+    int done = 0;
+    for (int i = 0; i < rt->nhosts && rposted; i++) {
+        struct rpost *p = &rpost[i];
+        while (p->cnt) {
+            uint32_t h = p->head;
+            int flag = 0;
+            MPI_Status st;
+            if (all)
+                flag = MPI_Wait(&p->req[h], &st) == MPI_SUCCESS;
+            else if (MPI_Test(&p->req[h], &flag, &st) != MPI_SUCCESS)
+                flag = 0;
+            if (!flag)
+                break;
+            p->head = (h + 1) % rt->cfg.row_cap;
+            p->cnt--;
+            rposted--;
+            on_block(i, p->slot[h], p->n[h], pdbp_now() - p->t0[h]);
+            done++;
+        }
+    }
+    return done;
 }
 
 static void on_ctrl_msg(int src, int n, MPI_Message *msg)
@@ -403,8 +605,13 @@ static void *receiver_main(void *arg)
             break;
         }
         if (!flag) {
-            /* back off so idle hosts leave the cores to the work */
-            struct timespec ts = { 0, idle < 5000 ? 0 : idle < 50000 ? 50000 : 500000 };
+            if (rposted && complete_posted(0)) {
+                idle = 0;
+                continue;
+            }
+            /* back off so idle hosts leave the cores to the work (less while
+             * block receives are under way) */
+            struct timespec ts = { 0, idle < 5000 ? 0 : idle < 50000 || rposted ? 50000 : 500000 };
             if (ts.tv_nsec)
                 nanosleep(&ts, NULL);
             else
@@ -413,6 +620,8 @@ static void *receiver_main(void *arg)
             continue;
         }
         idle = 0;
+        if (rposted)
+            complete_posted(0);
         MPI_Get_count(&st, MPI_BYTE, &n);
         if (st.MPI_TAG == PDBP_TAG_DATA)
             on_data(st.MPI_SOURCE, n, &msg);
@@ -423,6 +632,8 @@ static void *receiver_main(void *arg)
             pdbp_reject(st.MPI_SOURCE, "message", "unknown tag");
         }
     }
+    /* every host has stopped sending: what is posted has arrived or will */
+    complete_posted(1);
     return NULL;
 }
 
@@ -437,6 +648,10 @@ int pdbp_xfer_start(void)
     struct pdbp_rt *rt = &pdbp_rt;
     stops_seen = 0;
     bad_logged = 0;
+    if (rpost_alloc()) {
+        rpost_free();
+        return PDBP_E_NOMEM;
+    }
     if (pthread_create(&rt->receiver, NULL, receiver_main, NULL))
         return PDBP_E_NOMEM;
     rt->senders = calloc(rt->cfg.threads, sizeof(*rt->senders));
@@ -463,10 +678,22 @@ void pdbp_xfer_stop(void)
         pthread_join(rt->senders[i], NULL);
     free(rt->senders);
     rt->senders = NULL;
+    rpost_free();
 }
 
 int pdbp_test_inject(int host, int tag, const void *buf, size_t n)
 {
     return MPI_Send(buf, (int)n, MPI_BYTE, host, tag, pdbp_rt.comm) == MPI_SUCCESS
                ? PDBP_OK : PDBP_E_MPI;
+}
+
+/* Test hook: while on, sender threads post no block, so ready blocks pile
+ * up; turned off, they are posted back to back (up to the in-flight limit
+ * and the credits) before any completion is looked at. */
+void pdbp_test_hold_senders(int on)
+{
+    pthread_mutex_lock(&pdbp_rt.mu);
+    pdbp_rt.hold_senders = on;
+    pthread_cond_broadcast(&pdbp_rt.cv_send);
+    pthread_mutex_unlock(&pdbp_rt.mu);
 }

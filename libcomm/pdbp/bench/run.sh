@@ -22,11 +22,21 @@
 #   PDBP_BENCH_MPIRUN     extra mpirun arguments (all transports)
 #   PDBP_BENCH_LINK_MBPS  link rate for the plots' share of the link; set from
 #                         PDBP_BENCH_RATE when this script brings the cluster up
+#   PDBP_BENCH_PATTERNS   throughput runs, default "1toN Nto1 NtoN a2a"
+#   PDBP_BENCH_POOL       1 (default): the pool-memory runs; 0: skip them
+#   PDBP_BENCH_DOCS       where plots, tables and CSV copies go, default
+#                         docs/pdbp; empty: CSV under $BUILD/bench/pdbp only
+#                         (for partial runs that must not replace the docs)
+#   PDBP_BENCH_CLUSTER    name of the cluster brought up here (1-8 of [a-z0-9]),
+#                         default "pdb" + the script's pid
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 : "${BUILD:=build}" "${PY:=/usr/bin/python3}"
 out=$BUILD/bench/pdbp
-mkdir -p "$out" docs/pdbp
+DOCS=${PDBP_BENCH_DOCS-docs/pdbp}
+PATTERNS=${PDBP_BENCH_PATTERNS:-1toN Nto1 NtoN a2a}
+POOL=${PDBP_BENCH_POOL:-1}
+mkdir -p "$out" ${DOCS:+"$DOCS"}
 B=$BUILD/pdbp/pdbp_bench
 BYTES=${PDBP_BENCH_BYTES:-4000000}
 REPS=${PDBP_BENCH_REPS:-3}
@@ -36,7 +46,7 @@ RATE=${PDBP_BENCH_RATE:-100mbit}
 EXTRA=${PDBP_BENCH_MPIRUN:-}
 LINK=${PDBP_BENCH_LINK_MBPS:-}
 CL=scripts/cluster/tnbc-cluster
-CLN=pdb$(( $$ % 100000 ))          # "pdb" + at most 5 digits: 8 characters
+CLN=${PDBP_BENCH_CLUSTER:-pdb$(( $$ % 100000 ))}  # "pdb" + at most 5 digits: 8 characters
 : "${TNBC_CLUSTER_DIR:=/run/tnbc-cluster}"
 if [[ $(id -u) -eq 0 ]]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -98,10 +108,10 @@ echo "transport,hosts,pattern,packet_bytes,host,seconds,blocks_sent,mean_block_b
 echo "== pdbp throughput: $(date -u '+%F %H:%M UTC'); transports {$TRANSPORTS}${LINK:+, links $RATE}; hosts {$NPS}; $BYTES bytes per stream, $REPS runs per point; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for tr in $TRANSPORTS; do
     for np in $NPS; do
-        for pat in 1toN Nto1 NtoN; do
-            run "$tr" "$np" tput "$pat" "$BYTES" "$REPS"
+        for pat in $PATTERNS; do
+            if [[ $pat == a2a ]]; then run "$tr" "$np" a2a "$BYTES" "$REPS"
+            else run "$tr" "$np" tput "$pat" "$BYTES" "$REPS"; fi
         done
-        run "$tr" "$np" a2a "$BYTES" "$REPS"
     done
 done
 echo "== load after the throughput runs: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -111,9 +121,9 @@ if [[ $cluster_up -eq 1 ]]; then
 fi
 
 # Pool memory is about the allocation algorithm, not links: shared memory.
-echo "threshold,streams,host0_pool_bytes,host1_pool_bytes,host0_grows" >"$out/pool.csv"
-echo "== pdbp pool memory: streams {1 2 4 8 16} x threshold {0.3 0.5 0.7 0.9}"
-for t in 0.3 0.5 0.7 0.9; do
+[[ $POOL == 1 ]] && echo "threshold,streams,host0_pool_bytes,host1_pool_bytes,host0_grows" >"$out/pool.csv"
+[[ $POOL == 1 ]] && echo "== pdbp pool memory: streams {1 2 4 8 16} x threshold {0.3 0.5 0.7 0.9}"
+[[ $POOL == 1 ]] && for t in 0.3 0.5 0.7 0.9; do
     for s in 1 2 4 8 16; do
         TNBC_PDBP_BLOCK_SIZE=65536 TNBC_PDBP_ROW_CAP=128 TNBC_PDBP_THRESHOLD=$t timeout -k 5 300 \
             mpirun --oversubscribe -np 2 $EXTRA "$B" pool "$s" |
@@ -121,6 +131,11 @@ for t in 0.3 0.5 0.7 0.9; do
     done
 done
 
-"$PY" libcomm/pdbp/bench/plot.py "$out" docs/pdbp ${LINK:+--link-mbps "$LINK"}
-cp "$out/tput.csv" "$out/stats.csv" "$out/pool.csv" docs/pdbp/
-echo "== pdbp: CSV in $out and docs/pdbp/, plots in docs/pdbp/, table in docs/pdbp/summary.md; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [[ -z $DOCS ]]; then
+    echo "== pdbp: CSV in $out (PDBP_BENCH_DOCS empty: docs untouched); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+    exit 0
+fi
+"$PY" libcomm/pdbp/bench/plot.py "$out" "$DOCS" ${LINK:+--link-mbps "$LINK"}
+cp "$out/tput.csv" "$out/stats.csv" "$DOCS/"
+[[ -f $out/pool.csv ]] && cp "$out/pool.csv" "$DOCS/"
+echo "== pdbp: CSV in $out and $DOCS/, plots in $DOCS/, table in $DOCS/summary.md; load: $(cut -d' ' -f1-3 /proc/loadavg)"

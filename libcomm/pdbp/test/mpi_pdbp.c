@@ -5,6 +5,9 @@
  *   local                two GPs per host talking without MPI
  *   growth               slow reader: the threshold algorithm grows pools
  *   backpressure         tiny block limit: senders wait, nothing is lost
+ *   inflight             2 hosts both ways, several blocks in flight per
+ *                        destination, slow reader on host 0: the in-flight
+ *                        limit and the credits hold, nothing lost or reordered
  *   reuse                more GPs than pipes, pipes borrowed and returned
  *   badmsg               malformed messages are rejected, traffic goes on
  *   failover             primary management node dies, backup takes over
@@ -264,6 +267,59 @@ static void backpressure(void)
     CK(prcsFree(me));
 }
 
+static void inflight(void)
+{
+    /* TNBC_PDBP_INIT_REAL = TNBC_PDBP_ROW_CAP (no growth: the credits stay at
+     * INIT_REAL), TNBC_PDBP_INFLIGHT below that. Each host holds its sender
+     * threads until its send sub-pool is full (a writer waited), then lets
+     * them go: the ready blocks are posted back to back, so exactly
+     * min(INFLIGHT, credits) are in flight at once. Host 0 reads slowly,
+     * so host 1 then runs out of credits and waits (back-pressure). */
+    pdbp_gp_t me, peer;
+    pdbp_pipe_t pipe = pair_setup(&me, &peer);
+    size_t big = pdbp_max_message();
+    const int count = 40;
+    uint32_t limit = pdbp_rt.cfg.inflight, credits = pdbp_rt.cfg.init_real;
+    if (pdbp_rt.cfg.row_cap != credits || limit < 2 || limit >= credits)
+        DIE("run with TNBC_PDBP_ROW_CAP = TNBC_PDBP_INIT_REAL > TNBC_PDBP_INFLIGHT >= 2");
+    pdbp_test_hold_senders(1);
+    struct sender s = { pipe, me, &peer, 1, count, big, 0 };
+    pthread_t th;
+    pthread_create(&th, NULL, send_main, &s);
+    struct pdbp_stats st;
+    int tries = 0;
+    for (;; tries++) {          /* bounded: at most 30 s */
+        CK(pdbp_get_stats(&st));
+        if (st.waits > 0)
+            break;
+        if (tries == 3000)
+            DIE("the send sub-pool never filled while the senders were held");
+        usleep(10000);
+    }
+    pdbp_test_hold_senders(0);
+    recv_all(pipe, me, &peer, 1, count, big, host == 0 ? 5000 : 0);
+    pthread_join(th, NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CK(pdbp_get_stats(&st));
+    uint32_t want = limit < credits ? limit : credits;
+    if (st.max_inflight != want)
+        DIE("most blocks in flight to the other host %u, want %u (INFLIGHT %u, credits %u)",
+            st.max_inflight, want, limit, credits);
+    if (st.max_recv_posted < 1 || st.max_recv_posted > credits)
+        DIE("most block receives posted at once %u, want 1..%u", st.max_recv_posted, credits);
+    if (st.rejected)
+        DIE("%llu messages rejected (a sender exceeded its credits?)",
+            (unsigned long long)st.rejected);
+    if (host == 1 && st.no_credit == 0)
+        DIE("host 1 never lacked a credit although host 0 reads slowly");
+    printf("PASS inflight host %d: %d messages each way, at most %u blocks in flight "
+           "(limit %u, credits %u), at most %u receives posted, %llu waits, "
+           "%llu passes without credit\n", host, count, st.max_inflight, limit, credits,
+           st.max_recv_posted, (unsigned long long)st.waits,
+           (unsigned long long)st.no_credit);
+    CK(prcsFree(me));
+}
+
 static void reuse(void)
 {
     /* TNBC_PDBP_PIPES=2: 12 GPs take turns on two pipes */
@@ -433,6 +489,7 @@ int main(int argc, char **argv)
     else if (!strcmp(scen, "local")) local();
     else if (!strcmp(scen, "growth")) growth();
     else if (!strcmp(scen, "backpressure")) backpressure();
+    else if (!strcmp(scen, "inflight")) inflight();
     else if (!strcmp(scen, "reuse")) reuse();
     else if (!strcmp(scen, "badmsg")) badmsg();
     else if (!strcmp(scen, "failover")) failover();

@@ -30,7 +30,7 @@ t_run "tcp 3-to-3"  mpirun --oversubscribe -np 3 --mca btl self,tcp --mca btl_tc
 
 echo "-- across the emulated cluster (2 nodes, TCP over shaped 1 Gbit/s links)"
 CL=scripts/cluster/tnbc-cluster
-CLN=pd$(( $$ % 1000000 ))        # "pd" + at most 6 digits: within the 8-character limit
+CLN=${PDBP_TEST_CLUSTER:-pd$(( $$ % 1000000 ))}  # "pd" + at most 6 digits: within the 8-character limit
 : "${TNBC_CLUSTER_DIR:=/run/tnbc-cluster}"
 cl_why=""
 if [[ $(id -u) -ne 0 ]]; then cl_why="not root"
@@ -92,6 +92,12 @@ t_run "pool growth (threshold)" env TNBC_PDBP_BLOCK_SIZE=16384 TNBC_PDBP_INIT_RE
     TNBC_PDBP_ROW_CAP=16 mpirun --oversubscribe -np 3 "$M" growth
 t_run "back-pressure at the block limit" env TNBC_PDBP_BLOCK_SIZE=65536 \
     TNBC_PDBP_MAX_BLOCKS=11 TNBC_PDBP_INIT_REAL=3 mpirun --oversubscribe -np 2 "$M" backpressure
+# 256 KiB blocks over TCP: above the BTL's eager limit (rendezvous), as in the bench
+t_run "several blocks in flight, slow reader, both ways (tcp)" env TNBC_PDBP_BLOCK_SIZE=262144 \
+    TNBC_PDBP_INIT_REAL=6 TNBC_PDBP_ROW_CAP=6 TNBC_PDBP_INFLIGHT=4 mpirun --oversubscribe -np 2 \
+    --mca btl self,tcp --mca btl_tcp_if_include lo "$M" inflight
+t_run "several blocks in flight, slow reader, both ways (shm)" env TNBC_PDBP_BLOCK_SIZE=65536 \
+    TNBC_PDBP_INIT_REAL=5 TNBC_PDBP_ROW_CAP=5 TNBC_PDBP_INFLIGHT=3 mpirun --oversubscribe -np 2 "$M" inflight
 t_run "pipe reuse (12 GPs, 2 pipes)" env TNBC_PDBP_PIPES=2 mpirun --oversubscribe -np 2 "$M" reuse
 t_run "malformed messages rejected" mpirun --oversubscribe -np 2 "$M" badmsg
 t_run "management node failover" env TNBC_PDBP_FAILOVER_MS=1000 \
