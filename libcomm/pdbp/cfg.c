@@ -54,6 +54,14 @@ void pdbp_cfg_load(struct pdbp_cfg *c)
     c->pipes = env_u32("TNBC_PDBP_PIPES", 16, 1, 1024);
     c->threads = env_u32("TNBC_PDBP_THREADS", 2, 1, 64);
     c->inflight = env_u32("TNBC_PDBP_INFLIGHT", 4, 1, 64);
+    /* below Open MPI's TCP BTL eager limit (64 KiB with its headers), so a
+     * block goes without a rendezvous handshake */
+    c->piece = env_u32("TNBC_PDBP_PIECE", 65536 - 256, 0, 64u << 20);
+    if (c->piece && c->piece < 4096) {
+        fprintf(stderr, "pdbp: TNBC_PDBP_PIECE=%u is neither 0 nor at least 4096; "
+                "using %u\n", c->piece, 65536 - 256);
+        c->piece = 65536 - 256;
+    }
     c->pipe_bytes = env_u32("TNBC_PDBP_PIPE_BYTES", 4u << 20, 4096, 1u << 30);
     c->hb_ms = env_u32("TNBC_PDBP_HEARTBEAT_MS", 100, 10, 60000);
     c->hb_timeout_ms = env_u32("TNBC_PDBP_FAILOVER_MS", 5000, 50, 600000);

@@ -17,6 +17,7 @@ struct pdbp_cfg {
     uint32_t pipes;       /* TNBC_PDBP_PIPES: pipes in the pipe pool */
     uint32_t threads;     /* TNBC_PDBP_THREADS: sender thread pool size */
     uint32_t inflight;    /* TNBC_PDBP_INFLIGHT: blocks in flight per destination */
+    uint32_t piece;       /* TNBC_PDBP_PIECE: largest MPI message of a block, 0 = whole */
     uint32_t pipe_bytes;  /* TNBC_PDBP_PIPE_BYTES: bytes queued per write pipe */
     uint32_t hb_ms;       /* TNBC_PDBP_HEARTBEAT_MS: management heartbeat */
     uint32_t hb_timeout_ms; /* TNBC_PDBP_FAILOVER_MS: silence before takeover */

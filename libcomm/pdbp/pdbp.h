@@ -126,7 +126,9 @@ struct pdbp_stats {
                                  completion being seen, summed (they overlap) */
     uint64_t direct_msgs;     /* sendData copied straight into a send block */
     uint32_t max_inflight;    /* most blocks in flight to one host at once */
-    uint32_t max_recv_posted; /* most block receives from one host posted at once */
+    uint32_t max_recv_posted; /* most blocks from one host being received at once
+                                 (receives posted, or assembled from pieces and
+                                 queued behind them) */
 };
 int pdbp_get_stats(struct pdbp_stats *st);
 

@@ -60,8 +60,10 @@ static int pools_up(void)
     rt->seq = calloc(n, sizeof(*rt->seq));
     rt->row_busy = calloc(n, 1);
     rt->inflight = calloc(n, sizeof(*rt->inflight));
+    rt->pfill = calloc(n, sizeof(*rt->pfill));
+    rt->pfill_t = calloc(n, sizeof(*rt->pfill_t));
     if (!rt->sm || !rt->rm || !rt->open || !rt->credits || !rt->seq || !rt->row_busy ||
-        !rt->inflight)
+        !rt->inflight || !rt->pfill || !rt->pfill_t)
         return PDBP_E_NOMEM;
     for (int j = 0; j < n; j++) {
         rt->open[j] = -1;
@@ -85,7 +87,7 @@ static void pools_down(void)
     }
     free(rt->sm); free(rt->rm); free(rt->open);
     free(rt->credits); free(rt->seq); free(rt->row_busy);
-    free(rt->inflight);
+    free(rt->inflight); free(rt->pfill); free(rt->pfill_t);
     rt->sm = rt->rm = NULL;
     pdbp_umb_destroy(&rt->umb);
 }

@@ -29,6 +29,8 @@
 
 #define PDBP_TAG_DATA 1
 #define PDBP_TAG_CTRL 2
+#define PDBP_TAG_HEAD 3            /* first piece of a block sent in pieces */
+#define PDBP_TAG_MORE 4            /* its following pieces, in order */
 #define PDBP_MAX_GP   256          /* GPs per host */
 #define PDBP_NPEND    64           /* control requests waiting at once */
 
@@ -105,6 +107,8 @@ struct pdbp_rt {
     uint32_t *seq;           /* [nhosts] blocks sent to host j */
     uint8_t *row_busy;       /* [nhosts] a sender is posting a block of this row */
     uint32_t *inflight;      /* [nhosts] blocks posted (MPI_Isend) to host j, not yet complete */
+    uint32_t *pfill;         /* [nhosts] fill of the open block when last looked at */
+    double *pfill_t;         /* [nhosts] when that fill was first seen */
     pthread_cond_t cv_send, cv_space;
     pthread_t receiver, manager, *senders;
     int stop_senders, stop_manager, send_stops;

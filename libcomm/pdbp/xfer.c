@@ -204,13 +204,23 @@ static int next_to_post(const struct pdbp_row *r)
     return -1;
 }
 
+/* A partly filled block is shipped only once no record has been added to
+ * it for this long: a block sent in eager pieces completes as soon as MPI
+ * has buffered it, long before the wire is idle, so "nothing in flight"
+ * alone would ship a small block (and spend a credit on it) every time. */
+#define PDBP_PARTIAL_IDLE_S 100e-6
+
 /* A row j with a block to post and a credit for it; *slot gets the element
  * (caller holds mu). A full (READY) block goes while fewer than INFLIGHT
  * blocks of its row are in flight; the open, partly filled one only when
- * none is (the link to j is idle), so blocks fill up while others travel. */
-static int pick_row(int *start, uint32_t *slot)
+ * none is and its writers have paused (PDBP_PARTIAL_IDLE_S), so blocks fill
+ * up while others travel. *deferred is set when a partial block waits only
+ * for that pause (the caller looks again shortly). */
+static int pick_row(int *start, uint32_t *slot, int *deferred)
 {
     struct pdbp_rt *rt = &pdbp_rt;
+    double now = -1;
+    *deferred = 0;
     if (rt->hold_senders)
         return -1;
     for (int k = 0; k < rt->nhosts; k++) {
@@ -223,6 +233,21 @@ static int pick_row(int *start, uint32_t *slot)
         if (i < 0 || r->refs[i])
             continue;                    /* nothing to send, or a copy in flight */
         uint8_t s = r->state[i];
+        if (s == PDBP_SLOT_OPEN && i == rt->open[j] && r->nrec[i] && !rt->inflight[j] &&
+            rt->credits[j]) {
+            if (now < 0)
+                now = pdbp_now();
+            if (r->fill[i] != rt->pfill[j]) {     /* still growing: wait */
+                rt->pfill[j] = r->fill[i];
+                rt->pfill_t[j] = now;
+                *deferred = 1;
+                continue;
+            }
+            if (now - rt->pfill_t[j] < PDBP_PARTIAL_IDLE_S) {
+                *deferred = 1;
+                continue;
+            }
+        }
         if (s == PDBP_SLOT_READY ||
             (s == PDBP_SLOT_OPEN && i == rt->open[j] && r->nrec[i] && !rt->inflight[j])) {
             if (!rt->credits[j]) {       /* the receiver has no room yet */
@@ -237,19 +262,48 @@ static int pick_row(int *start, uint32_t *slot)
     return -1;
 }
 
-/* A block this sender thread posted and has not seen complete. */
+/* A message this sender thread posted and has not seen complete: a whole
+ * block, or one piece of it. While a block is in flight its element's refs
+ * count its pieces not yet complete. */
 struct sendreq {
     int row;
     uint32_t slot;
-    int n;
-    double t0;
+    int n;                   /* bytes of the block */
+    double t0;               /* when its first piece was posted */
 };
+
+/* Post block s of row j as one message (tag DATA), or, when it is larger
+ * than TNBC_PDBP_PIECE, as pieces of at most that size (HEAD, then MORE):
+ * small enough for the TCP BTL to send eagerly, with no handshake. Called
+ * without mu, with row_busy[j] set, so the pieces of one block are
+ * consecutive on the wire. Returns pieces posted (req[0..k-1]). */
+static int post_block(int j, const uint8_t *blk, int n, MPI_Request *req)
+{
+    struct pdbp_rt *rt = &pdbp_rt;
+    uint32_t piece = rt->cfg.piece;
+    if (!piece || (uint32_t)n <= piece)
+        return MPI_Isend(blk, n, MPI_BYTE, j, PDBP_TAG_DATA, rt->comm, &req[0])
+                   == MPI_SUCCESS ? 1 : 0;
+    int k = 0;
+    for (int off = 0; off < n; off += (int)piece) {
+        int len = n - off < (int)piece ? n - off : (int)piece;
+        if (MPI_Isend(blk + off, len, MPI_BYTE, j, off ? PDBP_TAG_MORE : PDBP_TAG_HEAD,
+                      rt->comm, &req[k]) != MPI_SUCCESS) {
+            /* cannot take back what is posted: wait for it, report failure */
+            MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+            return 0;
+        }
+        k++;
+    }
+    return k;
+}
 
 static void *sender_main(void *arg)
 {
     struct pdbp_rt *rt = &pdbp_rt;
     int start = (int)(intptr_t)arg;
-    int cap = rt->nhosts * (int)rt->cfg.inflight, nout = 0;
+    uint32_t per = rt->cfg.piece ? (rt->cfg.block_size + rt->cfg.piece - 1) / rt->cfg.piece : 1;
+    int cap = rt->nhosts * (int)rt->cfg.inflight * (int)per, nout = 0;
     MPI_Request *req = malloc((size_t)cap * sizeof(*req));
     struct sendreq *sr = malloc((size_t)cap * sizeof(*sr));
     int *idx = malloc((size_t)cap * sizeof(*idx));
@@ -263,7 +317,8 @@ static void *sender_main(void *arg)
     pthread_mutex_lock(&rt->mu);
     while (!rt->stop_senders) {
         uint32_t s;
-        int j = nout < cap ? pick_row(&start, &s) : -1;
+        int deferred = 0;
+        int j = nout + (int)per <= cap ? pick_row(&start, &s, &deferred) : -1;
         if (j >= 0) {
             struct pdbp_row *r = &rt->sm[j];
             if (rt->open[j] == (int)s)
@@ -277,29 +332,32 @@ static void *sender_main(void *arg)
             int n = (int)r->fill[s];
             pthread_mutex_unlock(&rt->mu);
             double t0 = pdbp_now();
-            int rc = MPI_Isend(blk, n, MPI_BYTE, j, PDBP_TAG_DATA, rt->comm, &req[nout]);
+            int k = post_block(j, blk, n, &req[nout]);
             pthread_mutex_lock(&rt->mu);
             rt->row_busy[j] = 0;
-            if (rc != MPI_SUCCESS) {
-                fprintf(stderr, "pdbp: host %d: MPI_Isend to host %d failed (%d)\n",
-                        rt->host, j, rc);
+            if (!k) {
+                fprintf(stderr, "pdbp: host %d: MPI_Isend to host %d failed\n",
+                        rt->host, j);
                 rt->inflight[j]--;
                 pdbp_row_done(r, s);
                 pthread_cond_broadcast(&rt->cv_space);
             } else {
-                sr[nout++] = (struct sendreq){ .row = j, .slot = s, .n = n, .t0 = t0 };
+                r->refs[s] = (uint32_t)k;
+                for (int i = 0; i < k; i++)
+                    sr[nout++] = (struct sendreq){ .row = j, .slot = s, .n = n, .t0 = t0 };
             }
             wait_us = 0;
             continue;
         }
-        if (!nout) {
+        if (!nout && !deferred) {
             pthread_cond_wait(&rt->cv_send, &rt->mu);
             continue;
         }
         /* blocks in flight: see which are done (MPI outside the lock) */
-        int ndone = 0;
+        int ndone = 0, rc = MPI_SUCCESS;
         pthread_mutex_unlock(&rt->mu);
-        int rc = MPI_Testsome(nout, req, &ndone, idx, MPI_STATUSES_IGNORE);
+        if (nout)
+            rc = MPI_Testsome(nout, req, &ndone, idx, MPI_STATUSES_IGNORE);
         double now = pdbp_now();
         pthread_mutex_lock(&rt->mu);
         if (rc != MPI_SUCCESS || ndone == MPI_UNDEFINED) {
@@ -308,11 +366,14 @@ static void *sender_main(void *arg)
         }
         for (int k = 0; k < ndone; k++) {
             struct sendreq *q = &sr[idx[k]];
-            rt->st.blocks_sent++;
-            rt->st.block_bytes_sent += (uint64_t)q->n;
-            rt->st.send_mpi_s += now - q->t0;
-            rt->inflight[q->row]--;
-            pdbp_row_done(&rt->sm[q->row], q->slot);
+            struct pdbp_row *r = &rt->sm[q->row];
+            if (--r->refs[q->slot] == 0) {   /* the block's last piece */
+                rt->st.blocks_sent++;
+                rt->st.block_bytes_sent += (uint64_t)q->n;
+                rt->st.send_mpi_s += now - q->t0;
+                rt->inflight[q->row]--;
+                pdbp_row_done(r, q->slot);
+            }
             q->row = -1;
         }
         if (ndone > 0) {
@@ -327,8 +388,11 @@ static void *sender_main(void *arg)
             pthread_cond_broadcast(&rt->cv_space);
             continue;
         }
-        /* nothing done: wait for new work or a little while, then test again */
+        /* nothing done: wait for new work or a little while, then test again
+         * (a deferred partial block: the idle time it waits for) */
         wait_us = wait_us ? (wait_us * 2 > 1000 ? 1000 : wait_us * 2) : 20;
+        if (deferred && wait_us > PDBP_PARTIAL_IDLE_S * 1e6)
+            wait_us = (long)(PDBP_PARTIAL_IDLE_S * 1e6);
         struct timespec dl;
         clock_gettime(CLOCK_REALTIME, &dl);
         dl.tv_nsec += wait_us * 1000;
@@ -345,8 +409,11 @@ static void *sender_main(void *arg)
         MPI_Waitall(nout, req, MPI_STATUSES_IGNORE);
         pthread_mutex_lock(&rt->mu);
         for (int k = 0; k < nout; k++) {
-            rt->inflight[sr[k].row]--;
-            pdbp_row_done(&rt->sm[sr[k].row], sr[k].slot);
+            struct pdbp_row *r = &rt->sm[sr[k].row];
+            if (--r->refs[sr[k].slot] == 0) {
+                rt->inflight[sr[k].row]--;
+                pdbp_row_done(r, sr[k].slot);
+            }
         }
         pthread_mutex_unlock(&rt->mu);
     }
@@ -432,12 +499,22 @@ struct rpost {
 static struct rpost *rpost;  /* [nhosts] */
 static uint32_t rposted;     /* receives posted, all rows */
 
+/* A block arriving in pieces (HEAD, MORE...) from one host: its element,
+ * its length from the head's header, bytes in so far. */
+struct rasm {
+    int active;
+    uint32_t slot, total, got;
+    double t0;
+};
+static struct rasm *rasm;    /* [nhosts] */
+
 static int rpost_alloc(void)
 {
     struct pdbp_rt *rt = &pdbp_rt;
     uint32_t c = rt->cfg.row_cap;
     rpost = calloc((size_t)rt->nhosts, sizeof(*rpost));
-    if (!rpost)
+    rasm = calloc((size_t)rt->nhosts, sizeof(*rasm));
+    if (!rpost || !rasm)
         return -1;
     for (int i = 0; i < rt->nhosts; i++) {
         struct rpost *p = &rpost[i];
@@ -454,6 +531,8 @@ static int rpost_alloc(void)
 
 static void rpost_free(void)
 {
+    free(rasm);
+    rasm = NULL;
     if (!rpost)
         return;
     for (int i = 0; i < pdbp_rt.nhosts; i++) {
@@ -565,6 +644,95 @@ static int complete_posted(int all)
     return done;
 }
 
+/* Queue a block that is already in its element (assembled from pieces)
+ * behind the receives posted before it, so per-source order holds. */
+static void push_done(int src, uint32_t s, int n, double t0)
+{
+    struct rpost *p = &rpost[src];
+    uint32_t at = (p->head + p->cnt) % pdbp_rt.cfg.row_cap;
+    p->slot[at] = s;
+    p->n[at] = n;
+    p->t0[at] = t0;
+    p->req[at] = MPI_REQUEST_NULL;   /* MPI_Test says complete at once */
+    p->cnt++;
+    rposted++;
+    if (p->cnt > pdbp_rt.st.max_recv_posted)   /* written by this thread only */
+        pdbp_rt.st.max_recv_posted = p->cnt;
+}
+
+/* Give up a block being assembled from src (its element back, no credit). */
+static void asm_abort(int src, const char *why)
+{
+    struct pdbp_rt *rt = &pdbp_rt;
+    struct rasm *a = &rasm[src];
+    pthread_mutex_lock(&rt->mu);
+    unacquire(&rt->rm[src], a->slot);
+    pthread_mutex_unlock(&rt->mu);
+    a->active = 0;
+    pdbp_reject(src, "data block", why);
+}
+
+/* The first piece of a block: its header gives the block's length. The
+ * whole block is validated as usual once all pieces are in. */
+static void on_head(int src, int n, MPI_Message *msg)
+{
+    struct pdbp_rt *rt = &pdbp_rt;
+    if (rasm[src].active)
+        asm_abort(src, "block cut short by the next one");
+    if (src == rt->host || n > (int)rt->cfg.block_size || n < PDBP_HDR_LEN) {
+        discard(msg);
+        pdbp_reject(src, "data piece", src == rt->host ? "data from this host to itself" :
+                    n < PDBP_HDR_LEN ? "head piece shorter than a header" :
+                    "larger than a block");
+        return;
+    }
+    struct pdbp_row *r = &rt->rm[src];
+    pthread_mutex_lock(&rt->mu);
+    int s = pdbp_row_acquire(r, &rt->umb, rt->cfg.threshold);
+    uint32_t grown = r->last.checked ? r->last.added : 0;
+    pthread_mutex_unlock(&rt->mu);
+    if (s < 0 || rpost[src].cnt >= rt->cfg.row_cap) {
+        discard(msg);
+        pdbp_reject(src, "data piece", "sender exceeded its credits");
+        return;
+    }
+    uint8_t *blk = pdbp_row_block(r, &rt->umb, (uint32_t)s);
+    MPI_Status st;
+    double t0 = pdbp_now();
+    MPI_Mrecv(blk, n, MPI_BYTE, msg, &st);
+    uint32_t body = (uint32_t)blk[4] | (uint32_t)blk[5] << 8 | (uint32_t)blk[6] << 16 |
+                    (uint32_t)blk[7] << 24;
+    uint64_t total = PDBP_HDR_LEN + (uint64_t)body;
+    rasm[src] = (struct rasm){ .active = 1, .slot = (uint32_t)s, .total = (uint32_t)total,
+                               .got = (uint32_t)n, .t0 = t0 };
+    if (blk[0] != PDBP_MAGIC || blk[2] != PDBP_REMOTEMSG)
+        asm_abort(src, "head piece is not a RemoteMsg");
+    else if (total > rt->cfg.block_size || total <= (uint64_t)n)
+        asm_abort(src, "head piece's length is not that of a larger block");
+    send_credits(src, grown);
+}
+
+static void on_more(int src, int n, MPI_Message *msg)
+{
+    struct rasm *a = &rasm[src];
+    if (!a->active || n <= 0 || (uint64_t)a->got + (uint64_t)n > a->total) {
+        discard(msg);
+        if (a->active)
+            asm_abort(src, "piece past the block's end");
+        else
+            pdbp_reject(src, "data piece", "no block under way from this host");
+        return;
+    }
+    struct pdbp_row *r = &pdbp_rt.rm[src];
+    MPI_Status st;
+    MPI_Mrecv(pdbp_row_block(r, &pdbp_rt.umb, a->slot) + a->got, n, MPI_BYTE, msg, &st);
+    a->got += (uint32_t)n;
+    if (a->got == a->total) {
+        a->active = 0;
+        push_done(src, a->slot, (int)a->total, a->t0);
+    }
+}
+
 static void on_ctrl_msg(int src, int n, MPI_Message *msg)
 {
     uint8_t b[PDBP_CTRL_MAX];
@@ -627,6 +795,10 @@ static void *receiver_main(void *arg)
             on_data(st.MPI_SOURCE, n, &msg);
         else if (st.MPI_TAG == PDBP_TAG_CTRL)
             on_ctrl_msg(st.MPI_SOURCE, n, &msg);
+        else if (st.MPI_TAG == PDBP_TAG_HEAD)
+            on_head(st.MPI_SOURCE, n, &msg);
+        else if (st.MPI_TAG == PDBP_TAG_MORE)
+            on_more(st.MPI_SOURCE, n, &msg);
         else {
             discard(&msg);
             pdbp_reject(st.MPI_SOURCE, "message", "unknown tag");

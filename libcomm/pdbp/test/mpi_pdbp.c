@@ -404,6 +404,19 @@ static void inject_bad(int to)
     pdbp_test_inject(to, PDBP_TAG_DATA, b, len); n++;
     /* 9: unknown tag */
     pdbp_test_inject(to, 99, b, 10); n++;
+    /* 10: a continuation piece with no block under way */
+    pdbp_test_inject(to, PDBP_TAG_MORE, b, 100); n++;
+    /* 11: a head piece whose header claims more than a block */
+    len = pdbp_remote_begin(b, (uint16_t)host, 0);
+    pdbp_remote_end(b, len, 0);
+    b[7] = 0x7f;
+    pdbp_test_inject(to, PDBP_TAG_HEAD, b, 100); n++;
+    /* 12: a head piece of a 300-byte block, then a piece running past its end */
+    len = pdbp_remote_begin(b, (uint16_t)host, 0);
+    pdbp_remote_end(b, len, 0);
+    b[4] = (300 - 8) & 0xff; b[5] = (300 - 8) >> 8; b[6] = b[7] = 0;
+    pdbp_test_inject(to, PDBP_TAG_HEAD, b, 200);
+    pdbp_test_inject(to, PDBP_TAG_MORE, b, 200); n++;
     printf("host %d injected %d malformed messages\n", host, n);
 }
 
@@ -419,8 +432,8 @@ static void badmsg(void)
         recv_all(pipe, me, &peer, 1, 50, 4000, 0);
         struct pdbp_stats st;
         CK(pdbp_get_stats(&st));
-        if (st.rejected < 9)
-            DIE("only %llu of 9 malformed messages rejected", (unsigned long long)st.rejected);
+        if (st.rejected < 12)
+            DIE("only %llu of 12 malformed messages rejected", (unsigned long long)st.rejected);
         printf("PASS badmsg host 0: %llu rejected, 50 good messages after them intact\n",
                (unsigned long long)st.rejected);
     }
