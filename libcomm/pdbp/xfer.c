@@ -777,9 +777,11 @@ static void *receiver_main(void *arg)
                 idle = 0;
                 continue;
             }
-            /* back off so idle hosts leave the cores to the work (less while
+            /* back off so the host leaves the cores to the work (and, on an
+             * emulated cluster, to the kernel moving the bytes): a few yields,
+             * then 50 us naps (about 2 s of them), then 500 us (not while
              * block receives are under way) */
-            struct timespec ts = { 0, idle < 5000 ? 0 : idle < 50000 || rposted ? 50000 : 500000 };
+            struct timespec ts = { 0, idle < 100 ? 0 : idle < 20000 || rposted ? 50000 : 500000 };
             if (ts.tv_nsec)
                 nanosleep(&ts, NULL);
             else
