@@ -576,7 +576,7 @@ static void on_data(int src, int n, MPI_Message *msg)
         p->cnt++;
         rposted++;
         if (p->cnt > rt->st.max_recv_posted)   /* written by this thread only */
-            rt->st.max_recv_posted = p->cnt;
+            __atomic_store_n(&rt->st.max_recv_posted, p->cnt, __ATOMIC_RELAXED);
     }
     send_credits(src, grown);                  /* elements the row just gained */
 }
@@ -657,7 +657,7 @@ static void push_done(int src, uint32_t s, int n, double t0)
     p->cnt++;
     rposted++;
     if (p->cnt > pdbp_rt.st.max_recv_posted)   /* written by this thread only */
-        pdbp_rt.st.max_recv_posted = p->cnt;
+        __atomic_store_n(&pdbp_rt.st.max_recv_posted, p->cnt, __ATOMIC_RELAXED);
 }
 
 /* Give up a block being assembled from src (its element back, no credit). */
