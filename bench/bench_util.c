@@ -15,15 +15,24 @@ double bench_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double bench_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 void bench_busy_us(double us, void (*poll)(void *), void *arg, double poll_us)
 {
-    double end = bench_now() + us * 1e-6, next = 0;
+    double end = bench_cpu_now() + us * 1e-6, next = 0;
     for (;;) {
-        double t = bench_now();
-        if (t >= end)
+        double c = bench_cpu_now();
+        if (c >= end)
             break;
+        double t = poll ? bench_now() : 0;
         if (poll && t >= next) {
             poll(arg);
+            end += bench_cpu_now() - c;      /* communication is not work */
             next = t + poll_us * 1e-6;
         }
     }

@@ -9,9 +9,15 @@
 #include <stdint.h>
 
 double bench_now(void);
+/* CPU time of the calling thread, seconds. */
+double bench_cpu_now(void);
 
-/* Spin for `us` microseconds of wall time without touching memory; calls
- * `poll(arg)` about every `poll_us` microseconds when given (e.g. MPI_Test). */
+/* Fixed work: spin until this thread has spent `us` microseconds of CPU in
+ * the loop, without touching memory. Time the thread waits or loses to
+ * other threads (a progress thread, the kernel's network work) does not
+ * count, so it lengthens the work as it would real computation. Calls
+ * `poll(arg)` about every `poll_us` microseconds of wall time when given
+ * (e.g. MPI_Test); the CPU time spent in it does not count as work. */
 void bench_busy_us(double us, void (*poll)(void *), void *arg, double poll_us);
 
 /* Strict number parsing: exits the program with a one-line error on bad input. */

@@ -1,8 +1,10 @@
 /* The design's micro-benchmark: MPI_Alltoall of fixed-size blocks, then
- * computation made of a communication-unrelated part (CURC: busy work of
- * --tcurc-us) and a part that consumes the received blocks (CRC: reads each
- * block --crc-passes times, in the order --order, stretched to --crc-us in
- * total), so that every regime of the overlap model can be set up.
+ * computation made of a communication-unrelated part (CURC: --tcurc-us of
+ * busy work) and a part that consumes the received blocks (CRC: reads each
+ * block --crc-passes times, in the order --order, padded with busy work to
+ * --crc-us in total), so that every regime of the overlap model can be set
+ * up. Work is measured in the thread's CPU time (bench_busy_us): waiting
+ * for a block, or losing the core, does not count as work done.
  * --variant ialltoall is the hand-written MPI-3 version: MPI_Ialltoall, the
  * CURC with MPI_Test every --test-us, MPI_Wait, then the CRC.
  * Every received block is checked against the pattern its sender wrote. */
@@ -121,10 +123,13 @@ int main(int argc, char **argv)
         if (o.c.corrupt && it == 0 && rank == np - 1)
             rbuf[(size_t)order[0] * words] ^= 1u << 3;
         for (int k = 0; k < np; k++) {
-            double b0 = bench_now();
+            /* per_block_us of work per block: the reads and then busy work,
+             * in CPU time, so that waiting for a block is not counted as
+             * consuming it */
+            double b0 = bench_cpu_now();
             int src = order[k];
             sums[src] = consume(rbuf + (size_t)src * words, words, o.passes);
-            bench_busy_us(per_block_us - (bench_now() - b0) * 1e6, NULL, NULL, 0);
+            bench_busy_us(per_block_us - (bench_cpu_now() - b0) * 1e6, NULL, NULL, 0);
         }
         double t2 = bench_now();
         bench_times_put(&t, it, coll, t2 - t0);
