@@ -74,6 +74,24 @@ t_run "nodes have own hostnames and reach each other" bash -c "
     . $TNBC_CLUSTER_DIR/$A/env
     out=\$(t_mpirun 2 hostname | sort | tr '\n' ' '); echo \"\$out\"
     [[ \$out == 'tnbc-$A-n0 tnbc-$A-n1 ' ]]"
+# "HOST 0-2,5" -> "HOST 0,1,2,5": taskset and the nodes file write ranges differently.
+expand_cpus() {
+    awk '{ n = split($2, p, ","); out = ""
+           for (i = 1; i <= n; i++) { split(p[i], r, "-"); hi = (r[2] == "" ? r[1] : r[2])
+               for (c = r[1]; c <= hi; c++) out = out (out == "" ? "" : ",") c }
+           print $1, out }'
+}
+export -f expand_cpus
+if (( $(nproc) >= 2 )); then
+    t_run "each node's ranks run on the node's own CPUs" bash -c "
+        . $TNBC_CLUSTER_DIR/$A/env
+        out=\$(t_mpirun 2 sh -c 'echo \$(hostname) \$(taskset -cp \$\$ | sed \"s/.*: //\")' |
+              expand_cpus | sort); echo \"\$out\"
+        want=\$(awk '{print \$2, \$4}' $TNBC_CLUSTER_DIR/$A/nodes | expand_cpus | sort)
+        [[ \$(awk '{print \$2}' <<<\"\$out\" | sort -u | wc -l) -eq 2 && \$out == \"\$want\" ]]"
+else
+    t_skip "each node's ranks run on the node's own CPUs" "one CPU: the nodes share it"
+fi
 t_run "2-node isort: checked result, traffic over the shaped link" bash -c "
     before=\$(tc -s qdisc show dev tv-$A-1 | awk '/Sent/ {print \$2; exit}')
     . $TNBC_CLUSTER_DIR/$A/env

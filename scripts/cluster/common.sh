@@ -28,14 +28,15 @@ cl_netns()  { echo "tnbc-$1-n$2"; }
 cl_bridge() { echo "tb-$1"; }
 cl_veth()   { echo "tv-$1-$2"; }
 
-# cl_node_of_host HOST: prints "NETNS HOSTNAME TMPDIR" for the node whose
-# address or hostname is HOST, searching every recorded cluster (addresses are
-# unique across clusters because each has its own subnet).
+# cl_node_of_host HOST: prints "NETNS HOSTNAME TMPDIR CPUS" for the node
+# whose address or hostname is HOST, searching every recorded cluster
+# (addresses are unique across clusters because each has its own subnet).
+# CPUS is the node's taskset list, "-" when the cluster recorded none.
 cl_node_of_host() {
     local host=$1 f
     for f in "$TNBC_CLUSTER_DIR"/*/nodes; do
         [[ -r $f ]] || continue
-        awk -v h="$host" '$1 == h || $2 == h { print $2, $2, $3; found = 1; exit }
+        awk -v h="$host" '$1 == h || $2 == h { print $2, $2, $3, ($4 == "" ? "-" : $4); found = 1; exit }
                           END { exit !found }' "$f" && return 0
     done
     return 1
