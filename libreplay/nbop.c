@@ -204,7 +204,6 @@ static void add_part(struct nbop *op, enum step_kind kind, int sub, int peer, en
     *s = (struct step){ .kind = kind, .sub = sub, .part = part, .peer = peer,
                         .prio = part == PART_BODY ? (prio < 0 ? INT_MAX : prio) : INT_MIN,
                         .buf = buf, .offset = offset, .count = bytes, .type = MPI_BYTE };
-    atomic_store(&s->ready, kind != STEP_SEND);
     if (kind == STEP_SEND)      /* the same place in the caller's buffer */
         s->src = (const char *)op->a.sendbuf + (buf - op->vsend);
 }
@@ -213,10 +212,8 @@ void nbop_copy_sends(struct nbop *op)
 {
     for (int i = 0; i < op->nsteps; i++) {
         struct step *s = &op->steps[i];
-        if (s->kind != STEP_SEND || atomic_load(&s->ready))
-            continue;
-        memcpy(s->buf, s->src, (size_t)s->count);
-        atomic_store_explicit(&s->ready, 1, memory_order_release);
+        if (s->kind == STEP_SEND)
+            memcpy(s->buf, s->src, (size_t)s->count);
     }
 }
 

@@ -42,7 +42,6 @@ struct step {
     int part;             /* PART_BODY, or an edge part received before return */
     int gated;            /* a send that waits for the node's token */
     const char *src;      /* sends: the bytes in the caller's buffer */
-    atomic_int ready;     /* sends: copied into the private buffer */
     int peer;
     int prio;             /* 0 = first */
     char *buf;            /* shadow or send copy, where this part starts */
@@ -96,10 +95,9 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
  * place at another line). Returns 0, or -1. */
 int nbop_plan_sends(struct nbop *op, const struct edge_req *got);
 /* Copies the send parts from the caller's buffer into the private copy,
- * highest priority first, marking each ready for the progress thread (the
- * design overlaps the copy with the first blocks; replay.c copies before
- * submitting, for the reason given there, so the marks matter only to a
- * caller that submits first). */
+ * highest priority first. Called before the call is submitted to the
+ * progress thread (the submission's lock publishes the bytes); the design
+ * overlaps the copy with the first blocks, replay.c says why it does not. */
 void nbop_copy_sends(struct nbop *op);
 /* The tag a point-to-point step travels with. */
 int nbop_step_tag(const struct nbop *op, const struct step *s);

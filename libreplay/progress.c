@@ -86,8 +86,6 @@ static int start_steps(struct nbop *op, int *chunk_gate)
             continue;
         if (s->gated && !op->token_ok)
             continue;         /* not this rank's turn on its node yet */
-        if (s->kind == STEP_SEND && !atomic_load_explicit(&s->ready, memory_order_acquire))
-            break;            /* its bytes are still being copied: keep the order */
         if (s->kind == STEP_TOKEN_OUT) {
             if (!op->token_ok || gated_left)
                 continue;     /* pass the turn on once mine is over */

@@ -335,11 +335,11 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     op->record = st && st->early < R.record_max;
     int nwait;
     int *wait = unguarded_subs(op, armed, &nwait);
-    /* The copies come before the progress thread starts the call: copying
-     * while it drives the network made the call 2-5 times longer on the
-     * emulated cluster (the copying thread lost its core to the progress
-     * thread and the kernel's network work; docs/replay.md), and starting
-     * after them delays the first message by one copy (~0.1 ms/MiB). */
+    /* The copies come before the progress thread starts the call: they
+     * need this thread's CPU either way, and copying while the progress
+     * thread drives the network made the copying thread wait for its core
+     * (measured on the emulated cluster, docs/replay.md); starting after
+     * them delays the first message by one copy (~0.1 ms/MiB). */
     nbop_copy_sends(op);
     if (op->per_source)
         nbop_land_self(op);
