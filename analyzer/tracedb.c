@@ -172,6 +172,21 @@ int an_replay_open(struct an_trace *t, const char *path, char *err, size_t errle
     return db_open(t, path, 0, err, errlen);
 }
 
+/* Appends x to a growing array; -1 when out of memory. */
+static int push_double(double **v, int *n, int *cap, double x)
+{
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 64;
+        double *w = realloc(*v, (size_t)c * sizeof *w);
+        if (!w)
+            return -1;
+        *v = w;
+        *cap = c;
+    }
+    (*v)[(*n)++] = x;
+    return 0;
+}
+
 /* Per invocation, the longest time over ranks from one call's entry to
  * the next's at the same site (the calls between, and the code, included);
  * *out gets the median over invocations. Returns the number of
@@ -187,30 +202,21 @@ int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, doubl
     sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC);
     int64_t *prev_inv = malloc((size_t)t->world_size * sizeof *prev_inv);
     int64_t *prev_tsc = malloc((size_t)t->world_size * sizeof *prev_tsc);
-    double *cycles = NULL, cur = -1;
-    int n = 0, cap = 0, rc, fail = !prev_inv || !prev_tsc;
+    double *cycles = NULL, cur = -1;   /* cur: this invocation's longest, -1 none */
+    int n = 0, cap = 0, fail = !prev_inv || !prev_tsc;
     int64_t cur_inv = -1;
     for (int r = 0; !fail && r < t->world_size; r++)
         prev_inv[r] = -2;
-    while (!fail && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (!fail && sqlite3_step(st) == SQLITE_ROW) {
         int rank = sqlite3_column_int(st, 0);
         int64_t inv = sqlite3_column_int64(st, 1), tsc = sqlite3_column_int64(st, 2);
         if (rank < 0 || rank >= t->world_size || !t->ranks[rank].present)
             continue;
-        if (inv != cur_inv && cur >= 0) {
-            if (n == cap) {
-                double *c = realloc(cycles, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *c);
-                if (!c) {
-                    fail = 1;
-                    break;
-                }
-                cycles = c;
-            }
-            cycles[n++] = cur;
-        }
-        if (inv != cur_inv)
+        if (inv != cur_inv) {
+            fail = cur >= 0 && push_double(&cycles, &n, &cap, cur) < 0;
             cur = -1;
-        cur_inv = inv;
+            cur_inv = inv;
+        }
         if (prev_inv[rank] == inv - 1 && tsc > prev_tsc[rank]) {
             double ns = (double)(tsc - prev_tsc[rank]) / t->ranks[rank].tsc_hz * 1e9;
             if (ns > cur)
@@ -219,15 +225,7 @@ int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, doubl
         prev_inv[rank] = inv;
         prev_tsc[rank] = tsc;
     }
-    if (!fail && cur >= 0) {
-        double *c = realloc(cycles, (size_t)(n + 1) * sizeof *c);
-        if (c) {
-            cycles = c;
-            cycles[n++] = cur;
-        } else {
-            fail = 1;
-        }
-    }
+    fail = fail || (cur >= 0 && push_double(&cycles, &n, &cap, cur) < 0);
     sqlite3_finalize(st);
     free(prev_inv);
     free(prev_tsc);
