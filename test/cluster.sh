@@ -41,15 +41,20 @@ t_expect_fail "up rejects zero nodes"   $CL up --name $A -n 0
 t_run "status of a cluster that is not up" bash -c "$CL status --name $A; [[ \$? -eq 3 ]]"
 t_run "down of a cluster that is not up is a no-op" $CL down --name $A
 
-# One-node fallback, seen by an unprivileged user.
+# One-node fallback, seen by an unprivileged user. The scripts are run
+# from a world-readable copy: the checkout itself may sit in a directory
+# only root can enter (e.g. one made by mktemp -d).
 if [[ $(id -u) -eq 0 ]] && command -v setpriv >/dev/null; then
+    NR=$(mktemp -d /tmp/tnbc-cluster-nonroot.XXXXXX)
+    cp "$(dirname "$CL")"/{tnbc-cluster,common.sh,rsh-agent} "$NR"/ && chmod 755 "$NR"
     t_run "without root: clear message and one-node fallback" bash -c '
         out=$(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups env -u TNBC_CLUSTER_DIR TMPDIR=/tmp \
-              '"$PWD/$CL"' up --name '"$A"' -n 3 --slots 2 2>&1); echo "$out"
+              '"$NR"'/tnbc-cluster up --name '"$A"' -n 3 --slots 2 2>&1); echo "$out"
         grep -q "cannot emulate nodes (not root): falling back to one node" <<<"$out" &&
         grep -qx "localhost slots=6" /tmp/tnbc-cluster-65534/'"$A"'/hostfile &&
         (cd / && setpriv --reuid=65534 --regid=65534 --clear-groups env -u TNBC_CLUSTER_DIR TMPDIR=/tmp \
-              '"$PWD/$CL"' down --name '"$A"') && [[ ! -e /tmp/tnbc-cluster-65534/'"$A"' ]]'
+              '"$NR"'/tnbc-cluster down --name '"$A"') && [[ ! -e /tmp/tnbc-cluster-65534/'"$A"' ]]'
+    rm -rf "$NR"
 else
     t_skip "one-node fallback" "needs root (to drop to an unprivileged user) and setpriv"
 fi
