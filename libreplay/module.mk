@@ -1,7 +1,7 @@
 # libreplay/: libtnbc-replay.so (LD_PRELOAD), profile-driven early return.
 
 REPLAY_LIB  := $(BUILD)/lib/libtnbc-replay.so
-REPLAY_OBJS := $(call objs,,libreplay/replay.c libreplay/nbop.c libreplay/progress.c libreplay/land.c)
+REPLAY_OBJS := $(call objs,,libreplay/replay.c libreplay/nbop.c libreplay/progress.c libreplay/land.c libreplay/pieces.c)
 
 $(REPLAY_OBJS): CFLAGS += -Iprofiles
 
@@ -10,6 +10,15 @@ $(REPLAY_LIB): $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(REPLAY_OBJS) $(BUILD)/lib/l
 	$(MPICC) -shared -o $@ $^ $(LDFLAGS) $(CORE_LIBS) -lm
 
 ALL_TARGETS += $(REPLAY_LIB)
+
+# Unit test of the piece cut (cmocka), run by test/replay.sh.
+REPLAY_UNIT_BINS := $(BUILD)/test/replay/test_pieces
+
+$(BUILD)/test/replay/test_pieces: test/replay/test_pieces.c $(BUILD)/libreplay/pieces.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ilibreplay -o $@ $^ $(LDFLAGS) -lcmocka
+
+ALL_TARGETS += $(REPLAY_UNIT_BINS)
 
 # The whole-workflow benchmark: plain / MPI-3 / trace / tuned on an
 # emulated cluster, and predicted against measured overlap.

@@ -96,15 +96,21 @@ static char *mirror(const struct tnbc_layout *l, const void *user, char **priv, 
     return (char *)((uintptr_t)*priv + ((uintptr_t)user - (uintptr_t)l->base));
 }
 
-static int add(struct nbop *op, enum step_kind kind, int sub, int peer, int prio, char *buf,
-               long count, MPI_Datatype type)
+/* A new zeroed step at the end of op->steps, growing it as needed; NULL
+ * when out of memory. */
+static struct step *step_new(struct nbop *op)
 {
+    if (op->nsteps == op->cap_steps) {
+        int cap = op->cap_steps ? 2 * op->cap_steps : 16;
+        struct step *s = realloc(op->steps, (size_t)cap * sizeof *s);
+        if (!s)
+            return NULL;
+        op->steps = s;
+        op->cap_steps = cap;
+    }
     struct step *s = &op->steps[op->nsteps++];
-    if (count > INT_MAX)
-        return -1;
-    *s = (struct step){ .kind = kind, .sub = sub, .peer = peer, .prio = prio < 0 ? INT_MAX : prio,
-                        .buf = buf, .count = (int)count, .type = type };
-    return 0;
+    *s = (struct step){ 0 };
+    return s;
 }
 
 static int posted_first(const struct step *s)
@@ -112,6 +118,8 @@ static int posted_first(const struct step *s)
     return s->kind == STEP_RECV || s->kind == STEP_TOKEN_IN;
 }
 
+/* Receives first, then by priority and peer; a peer's parts keep their
+ * order in the buffer, which is the order they match in (one tag). */
 static int by_kind_then_prio(const void *x, const void *y)
 {
     const struct step *a = x, *b = y;
@@ -119,12 +127,20 @@ static int by_kind_then_prio(const void *x, const void *y)
         return posted_first(a) ? -1 : 1;
     if (a->prio != b->prio)
         return a->prio < b->prio ? -1 : 1;
-    return a->peer - b->peer;
+    if (a->peer != b->peer)
+        return a->peer - b->peer;
+    return a->buf < b->buf ? -1 : a->buf > b->buf;
 }
 
 #define TAG_SPAN 8000     /* body tags 1..TAG_SPAN; head, tail, token above */
 
 int nbop_node_schedule = 1;
+long nbop_piece_bytes = 256 * 1024;
+
+const struct tnbc_layout *nbop_guard_layout(const struct nbop *op)
+{
+    return op->per_source ? &op->pieces : &op->layout.recv;
+}
 
 static int part_tag(const struct nbop *op, enum part part)
 {
@@ -180,32 +196,53 @@ static int same_node(const struct tnbc_profile_site *site, int me, int r)
     return 0;
 }
 
-/* Bytes of sub-message `sb` in the receive buffer's unguarded first page
- * (head) and last page (tail); a buffer with no whole page is all head. */
-static void edge_bytes(const struct nbop *op, const struct tnbc_submsg *sb, int *head, int *tail)
+static int add_part(struct nbop *op, enum step_kind kind, int sub, int peer, enum part part,
+                    int prio, char *buf, long offset, long bytes)
 {
-    const struct tnbc_layout *l = &op->layout.recv;
-    uintptr_t ps = tnbc_page_size(), base = (uintptr_t)l->base;
-    uintptr_t lo = (base + ps - 1) & ~(ps - 1), hi = (base + l->span) & ~(ps - 1);
-    uintptr_t a = base + sb->offset, b = a + sb->bytes;
-    if (lo >= hi) {
-        *head = (int)sb->bytes;
-        *tail = 0;
-        return;
-    }
-    *head = a < lo ? (int)((b < lo ? b : lo) - a) : 0;
-    *tail = b > hi ? (int)(b - (a > hi ? a : hi)) : 0;
-}
-
-static void add_part(struct nbop *op, enum step_kind kind, int sub, int peer, enum part part,
-                     int prio, char *buf, long offset, int bytes)
-{
-    struct step *s = &op->steps[op->nsteps++];
+    struct step *s = step_new(op);
+    if (!s)
+        return -1;
     *s = (struct step){ .kind = kind, .sub = sub, .part = part, .peer = peer,
                         .prio = part == PART_BODY ? (prio < 0 ? INT_MAX : prio) : INT_MIN,
-                        .buf = buf, .offset = offset, .count = bytes, .type = MPI_BYTE };
+                        .buf = buf, .offset = offset, .count = (int)bytes, .type = MPI_BYTE };
     if (kind == STEP_SEND)      /* the same place in the caller's buffer */
         s->src = (const char *)op->a.sendbuf + (buf - op->vsend);
+    return 0;
+}
+
+/* Appends a piece of the receive side to op->pieces; returns its index. */
+static int piece_new(struct nbop *op, size_t offset, size_t bytes, int block, int peer)
+{
+    struct tnbc_layout *l = &op->pieces;
+    l->sub[l->nsub] = (struct tnbc_submsg){ offset, bytes, block, peer };
+    return l->nsub++;
+}
+
+/* Receive steps and pieces for the block from `src`, cut as *c says. */
+static int plan_block_recv(struct nbop *op, int src, int prio, const struct piece_cut *c)
+{
+    const struct tnbc_submsg *sb = &op->layout.recv.sub[src];
+    long bytes = (long)sb->bytes, body = bytes - c->head - c->tail;
+    size_t at = sb->offset;
+    int n = pieces_count(c), rc = 0;
+
+    if (c->head) {
+        rc |= add_part(op, STEP_RECV, piece_new(op, at, (size_t)c->head, src, src), src,
+                       PART_HEAD, prio, op->shadow + at, (long)at, c->head);
+        at += (size_t)c->head;
+    }
+    for (int k = 0; k < n; k++) {
+        long off, len;
+        pieces_body(c, k, &off, &len);
+        rc |= add_part(op, STEP_RECV, piece_new(op, at + (size_t)off, (size_t)len, src, src), src,
+                       PART_BODY, prio, op->shadow + at + off, (long)at + off, len);
+    }
+    at += (size_t)body;
+    if (c->tail)
+        rc |= add_part(op, STEP_RECV, piece_new(op, at, (size_t)c->tail, src, src), src,
+                       PART_TAIL, prio, op->shadow + at, (long)at, c->tail);
+    atomic_fetch_add(&op->edges_left, (unsigned)((c->head > 0) + (c->tail > 0)));
+    return rc;
 }
 
 void nbop_copy_sends(struct nbop *op)
@@ -219,67 +256,110 @@ void nbop_copy_sends(struct nbop *op)
 
 /* alltoall(v), allgather(v), gather(v): point-to-point on the private
  * communicator, in bytes (dense datatypes only, so a block can be cut
- * anywhere); each block in up to three parts (enum part). */
+ * anywhere); each block in parts (enum part), its body in pieces. */
 static const char *per_source(struct nbop *op, const struct tnbc_profile_site *site)
 {
     const struct tnbc_args *a = &op->a;
+    const struct tnbc_layout *recv = &op->layout.recv;
     int p = op->layout.comm_size, me = op->layout.comm_rank, rooted = a->root >= 0;
     int in_place = a->sendbuf == MPI_IN_PLACE;
+    struct piece_cut *cut;
 
     if (in_place && !rooted)
         return "MPI_IN_PLACE";
-    if ((op->layout.recv.nsub && !dense(a->rtype)) || (!in_place && !dense(a->stype)))
+    if ((recv->nsub && !dense(a->rtype)) || (!in_place && !dense(a->stype)))
         return "non-contiguous datatype";
-    if (op->layout.recv.span > INT_MAX || op->layout.send.span > INT_MAX)
+    if (recv->span > INT_MAX || op->layout.send.span > INT_MAX)
         return "a block of 2 GiB or more";
     op->per_source = 1;
-    op->self_sub = -1;
-    op->steps = calloc((size_t)(6 * p + 2), sizeof *op->steps);
+    op->self_sub = op->self_piece = -1;
     op->want = calloc((size_t)p, sizeof *op->want);
-    op->parts_left = calloc((size_t)(p ? p : 1), sizeof *op->parts_left);
-    if (!op->steps || !op->want || !op->parts_left)
-        return "out of memory";
-    if (op->layout.recv.nsub && !mirror(&op->layout.recv, a->recvbuf, &op->shadow, 0))
-        return "out of memory";
+    cut = calloc((size_t)(recv->nsub ? recv->nsub : 1), sizeof *cut);
+    if (!op->want || !cut)
+        goto oom;
+    if (recv->nsub && !mirror(recv, a->recvbuf, &op->shadow, 0))
+        goto oom;
     /* The send copy is filled later, part by part (nbop_copy_sends). */
     if (!in_place && !(op->vsend = mirror(&op->layout.send, a->sendbuf, &op->sendcopy, 0)))
-        return "out of memory";
+        goto oom;
     op->nodes_hash = nodes_hash(site);
     for (int i = 0; i < p; i++) {
         op->want[i].vote = 1;
         op->want[i].nodes_hash = op->nodes_hash;
     }
-    for (int src = 0; src < op->layout.recv.nsub; src++) {
-        const struct tnbc_submsg *sb = &op->layout.recv.sub[src];
-        int head, tail, prio = tnbc_profile_recv_prio(site, me, src);
-        if (sb->bytes == 0 || (in_place && src == me))
-            continue;         /* nothing to receive: the sub is complete */
-        if (src == me) {
-            op->self_sub = me; /* landed straight from the send buffer */
+    /* Every block is at least one piece, so the pieces cover the buffer. */
+    size_t npieces = 0;
+    for (int src = 0; src < recv->nsub; src++) {
+        const struct tnbc_submsg *sb = &recv->sub[src];
+        if (src != me)
+            pieces_cut((uintptr_t)recv->base, recv->span, sb->offset, sb->bytes,
+                       tnbc_page_size(), (size_t)nbop_piece_bytes, &cut[src]);
+        npieces += 3 + (size_t)pieces_count(&cut[src]);
+    }
+    op->pieces = (struct tnbc_layout){ .base = recv->base, .span = recv->span,
+                                       .bytes = recv->bytes, .block_bytes = -1 };
+    op->pieces.sub = calloc(npieces ? npieces : 1, sizeof *op->pieces.sub);
+    if (!op->pieces.sub)
+        goto oom;
+    for (int src = 0; src < recv->nsub; src++) {
+        const struct tnbc_submsg *sb = &recv->sub[src];
+        int prio = tnbc_profile_recv_prio(site, me, src);
+        if (sb->bytes == 0 || src == me) {
+            /* Nothing to receive (complete from the start), or this rank's
+             * own block, landed straight from its send buffer. */
+            int k = piece_new(op, sb->offset, sb->bytes, src, src);
+            if (src == me && sb->bytes && !in_place) {
+                op->self_sub = me;
+                op->self_piece = k;
+            }
             continue;
         }
-        edge_bytes(op, sb, &head, &tail);
-        int body = (int)sb->bytes - head - tail;
-        op->want[src].head = head;
-        op->want[src].tail = tail;
-        char *at = op->shadow + sb->offset;
-        if (head)
-            add_part(op, STEP_RECV, src, src, PART_HEAD, prio, at, (long)sb->offset, head);
-        if (body)
-            add_part(op, STEP_RECV, src, src, PART_BODY, prio, at + head, (long)sb->offset + head, body);
-        if (tail)
-            add_part(op, STEP_RECV, src, src, PART_TAIL, prio, at + head + body,
-                     (long)sb->offset + head + body, tail);
-        op->parts_left[src] = (head > 0) + (body > 0) + (tail > 0);
-        atomic_fetch_add(&op->edges_left, (unsigned)((head > 0) + (tail > 0)));
+        op->want[src].cut = cut[src];
+        if (plan_block_recv(op, src, prio, &cut[src]) != 0)
+            goto oom;
     }
+    free(cut);
     return NULL;
+oom:
+    free(cut);
+    return "out of memory";
+}
+
+/* Send steps for the block to `dst`: `bytes` from `at`, cut as it asked. */
+static int plan_block_send(struct nbop *op, int dst, char *at, long bytes, const struct piece_cut *c)
+{
+    int me = op->layout.comm_rank, rc = 0;
+    int prio = op->site_prio ? tnbc_profile_send_prio(op->site_prio, me, dst) : 0;
+    int n = pieces_count(c);
+    long body = bytes - c->head - c->tail;
+
+    if (c->head)
+        rc |= add_part(op, STEP_SEND, -1, dst, PART_HEAD, prio, at, 0, c->head);
+    if (c->tail)
+        rc |= add_part(op, STEP_SEND, -1, dst, PART_TAIL, prio, at + c->head + body, 0, c->tail);
+    for (int k = 0; k < n && rc == 0; k++) {
+        long off, len;
+        pieces_body(c, k, &off, &len);
+        rc |= add_part(op, STEP_SEND, -1, dst, PART_BODY, prio, at + c->head + off, 0, len);
+        /* Bodies to other nodes wait for this rank's turn on its node. */
+        op->steps[op->nsteps - 1].gated = !same_node(op->site_prio, me, dst);
+    }
+    return rc;
+}
+
+static int add_token(struct nbop *op, enum step_kind kind, int peer, int prio)
+{
+    struct step *s = step_new(op);
+    if (!s)
+        return -1;
+    *s = (struct step){ .kind = kind, .sub = -1, .peer = peer, .prio = prio };
+    return 0;
 }
 
 int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
 {
     const struct tnbc_args *a = &op->a;
-    int p = op->layout.comm_size, me = op->layout.comm_rank;
+    int p = op->layout.comm_size;
     int ssize = 0;
     MPI_Aint sext;
 
@@ -294,12 +374,9 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
     if (same_schedule)
         node_neighbours(op, op->site_prio);
     op->token_ok = op->token_from < 0;
-    if (op->token_from >= 0)
-        op->steps[op->nsteps++] = (struct step){ .kind = STEP_TOKEN_IN, .sub = -1,
-                                                 .peer = op->token_from, .prio = INT_MIN };
-    if (op->token_to >= 0)
-        op->steps[op->nsteps++] = (struct step){ .kind = STEP_TOKEN_OUT, .sub = -1,
-                                                 .peer = op->token_to, .prio = INT_MAX };
+    if ((op->token_from >= 0 && add_token(op, STEP_TOKEN_IN, op->token_from, INT_MIN) != 0) ||
+        (op->token_to >= 0 && add_token(op, STEP_TOKEN_OUT, op->token_to, INT_MAX) != 0))
+        return -1;
     if (a->sendbuf == MPI_IN_PLACE)
         goto done;
     PMPI_Type_size(a->stype, &ssize);
@@ -318,27 +395,22 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
             count = a->scount;
             displ = 0;
         }
-        int bytes = (int)(count * ssize), head = got[dst].head, tail = got[dst].tail;
+        long bytes = count * ssize;
         if (bytes == 0)
             continue;
-        if (head < 0 || tail < 0 || head + tail > bytes)
+        if (pieces_check(&got[dst].cut, bytes) != 0)
             return -1;        /* the receiver expects another size: erroneous program */
-        int body = bytes - head - tail;
-        char *at = op->vsend + displ * sext;
-        int prio = op->site_prio ? tnbc_profile_send_prio(op->site_prio, me, dst) : 0;
-        if (head)
-            add_part(op, STEP_SEND, -1, dst, PART_HEAD, prio, at, 0, head);
-        if (tail)
-            add_part(op, STEP_SEND, -1, dst, PART_TAIL, prio, at + head + body, 0, tail);
-        if (body) {
-            add_part(op, STEP_SEND, -1, dst, PART_BODY, prio, at + head, 0, body);
-            /* Bodies to other nodes wait for this rank's turn on its node. */
-            op->steps[op->nsteps - 1].gated = !same_node(op->site_prio, me, dst);
-        }
+        if (plan_block_send(op, dst, op->vsend + displ * sext, bytes, &got[dst].cut) != 0)
+            return -1;
     }
 done:
     qsort(op->steps, (size_t)op->nsteps, sizeof *op->steps, by_kind_then_prio);
     op->remaining = op->nsteps;
+    op->reqs = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->reqs);
+    if (!op->reqs)
+        return -1;
+    for (int i = 0; i < op->nsteps; i++)
+        op->reqs[i] = MPI_REQUEST_NULL;
     return 0;
 }
 
@@ -373,14 +445,14 @@ void nbop_land_self(struct nbop *op)
     uintptr_t lo = ((uintptr_t)dst + ps - 1) & ~(ps - 1), hi = ((uintptr_t)dst + sb->bytes) & ~(ps - 1);
     size_t head = lo < hi ? lo - (uintptr_t)dst : sb->bytes, mid = lo < hi ? hi - lo : 0;
 
-    tnbc_guard_open_sub(&op->guard, me);      /* opens its own whole pages */
+    tnbc_guard_open_sub(&op->guard, op->self_piece);   /* opens its own whole pages */
     if (land(dst, src, head) != 0 ||
         land(dst + head + mid, src + head + mid, sb->bytes - head - mid) != 0) {
         tnbc_warn("cannot write the local block into the guarded buffer; aborting");
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
     memcpy(dst + head, src + head, mid);
-    nbop_sub_complete(op, me);
+    nbop_sub_complete(op, op->self_piece);
 }
 
 void nbop_part_landed(struct nbop *op, int i)
@@ -388,8 +460,7 @@ void nbop_part_landed(struct nbop *op, int i)
     struct step *s = &op->steps[i];
     if (s->part != PART_BODY && atomic_fetch_sub(&op->edges_left, 1) == 1)
         syscall(SYS_futex, &op->edges_left, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-    if (--op->parts_left[s->sub] == 0)
-        nbop_sub_complete(op, s->sub);
+    nbop_sub_complete(op, s->sub);     /* each piece is one part */
 }
 
 void nbop_wait_edges(struct nbop *op)
@@ -430,15 +501,16 @@ static const char *chunked(struct nbop *op, const struct tnbc_profile_site *site
         if (!op->vsend)
             return "out of memory";
     }
-    op->steps = calloc((size_t)k, sizeof *op->steps);
-    if (!op->steps)
-        return "out of memory";
     MPI_Aint ext = nbop_extent(a->rtype);
     for (int c = 0; c < k; c++) {
-        char *buf = op->vrecv ? op->vrecv + first[c] * ext : op->vsend + first[c] * ext;
-        add(op, STEP_CHUNK, op->layout.recv.nsub ? c : -1, c,
-            tnbc_profile_recv_prio(site, me, c), buf, n[c], a->rtype);
-        op->steps[c].chunk_first = first[c];
+        struct step *s = step_new(op);
+        int prio = tnbc_profile_recv_prio(site, me, c);
+        if (!s || n[c] > INT_MAX)
+            return !s ? "out of memory" : "a chunk of 2^31 elements or more";
+        *s = (struct step){ .kind = STEP_CHUNK, .sub = op->layout.recv.nsub ? c : -1, .peer = c,
+                            .prio = prio < 0 ? INT_MAX : prio,
+                            .buf = op->vrecv ? op->vrecv + first[c] * ext : op->vsend + first[c] * ext,
+                            .count = (int)n[c], .type = a->rtype, .chunk_first = first[c] };
     }
     return NULL;
 }
@@ -455,6 +527,7 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
         return NULL;
     }
     op->a = *a;
+    op->self_sub = op->self_piece = -1;
     op->site_prio = site;
     op->comm = priv;
     op->tag = tag;
@@ -473,12 +546,10 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
     default:
         *why = "operation not transformed by this version (scatter, scatterv)";
     }
-    int nsub = op->layout.recv.nsub;
+    int nsub = *why ? 0 : nbop_guard_layout(op)->nsub;
     if (!*why) {
         op->sub_done = calloc((size_t)(nsub ? nsub : 1), sizeof *op->sub_done);
-        int cap = op->per_source ? 6 * op->layout.comm_size + 2 : op->nsteps;
-        op->reqs = malloc((size_t)(cap ? cap : 1) * sizeof *op->reqs);
-        if (!op->sub_done || !op->reqs)
+        if (!op->sub_done)
             *why = "out of memory";
     }
     if (*why) {
@@ -488,16 +559,16 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
     /* Sub-messages no step delivers are complete from the start. */
     for (int i = 0; i < nsub; i++)
         atomic_store(&op->sub_done[i], 1);
-    int cap = op->per_source ? 6 * op->layout.comm_size + 2 : op->nsteps;
-    for (int i = 0; i < cap; i++)
-        op->reqs[i] = MPI_REQUEST_NULL;
     for (int i = 0; i < op->nsteps; i++)
         if (op->steps[i].sub >= 0)
             atomic_store(&op->sub_done[op->steps[i].sub], 0);
-    if (op->per_source && op->self_sub >= 0)
-        atomic_store(&op->sub_done[op->self_sub], 0);
-    if (!op->per_source)
-        nbop_plan_sends(op, NULL);     /* chunk steps: just order them */
+    if (op->self_piece >= 0)
+        atomic_store(&op->sub_done[op->self_piece], 0);
+    if (!op->per_source && nbop_plan_sends(op, NULL) != 0) {   /* chunk steps: just order them */
+        *why = "out of memory";
+        nbop_free(op);
+        return NULL;
+    }
     return op;
 }
 
@@ -511,7 +582,7 @@ void nbop_free(struct nbop *op)
     free(op->steps);
     free(op->reqs);
     free((void *)op->sub_done);
-    free(op->parts_left);
+    free(op->pieces.sub);
     free(op->want);
     free(op);
 }

@@ -11,6 +11,7 @@
 
 #include "collective.h"
 #include "guard.h"
+#include "pieces.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -23,22 +24,26 @@ enum step_kind {
     STEP_TOKEN_OUT,   /* node schedule: tell the next rank of my node */
 };
 
-/* A per-source block travels as up to three messages: the bytes that fall
- * in the receiver's unguarded first page (head), those in its last page
- * (tail), and the rest (body). Head and tail are sent first and waited for
- * before the call returns; the body is what overlaps. */
+/* A per-source block travels as the bytes that fall in the receiver's
+ * unguarded first page (head), those in its last page (tail), and the
+ * rest (body) in pieces (pieces.h). Head and tail are sent first and
+ * waited for before the call returns; the body is what overlaps. */
 enum part { PART_BODY, PART_HEAD, PART_TAIL };
 
 /* What a receiver asks of each sender, exchanged when the ranks agree on
- * a call: its vote, and the head and tail bytes of that sender's block. */
+ * a call: its vote, and how that sender's block is to be cut. Plain ints,
+ * exchanged as EDGE_REQ_INTS MPI_INTs. */
 struct edge_req {
-    int vote, head, tail;
+    int vote;
+    struct piece_cut cut;
     int nodes_hash;       /* the node schedule this rank would follow */
 };
+#define EDGE_REQ_INTS ((int)(sizeof(struct edge_req) / sizeof(int)))
 
 struct step {
     enum step_kind kind;
-    int sub;              /* receive sub-message it completes; -1 for sends */
+    int sub;              /* receive sub-message (a piece, for per-source
+                             operations) it completes; -1 for sends */
     int part;             /* PART_BODY, or an edge part received before return */
     int gated;            /* a send that waits for the node's token */
     const char *src;      /* sends: the bytes in the caller's buffer */
@@ -55,20 +60,21 @@ struct step {
 struct nbop {
     struct tnbc_args a;
     struct tnbc_call_layout layout;
-    struct tnbc_guard guard;       /* receive side */
+    struct tnbc_layout pieces;     /* per-source: the receive side cut in pieces */
+    struct tnbc_guard guard;       /* receive side, over nbop_guard_layout() */
     MPI_Comm comm;                 /* private duplicate */
     int tag;
     char *shadow, *sendcopy;       /* private receive / send memory */
     char *vrecv, *vsend;           /* recvbuf / sendbuf as seen inside them */
-    int nsteps;
+    int nsteps, cap_steps;
     struct step *steps;            /* sorted: receives first, then by prio */
     MPI_Request *reqs;             /* [nsteps] */
-    atomic_uint *sub_done;         /* futex words, one per receive sub */
-    int *parts_left;               /* per receive sub: parts not landed */
+    atomic_uint *sub_done;         /* futex words, one per guard sub-message */
     atomic_uint edges_left;        /* head/tail parts not landed (futex word) */
     struct edge_req *want;         /* [comm_size] this rank's requests */
     int per_source;                /* steps are planned in two halves */
     int self_sub;                  /* this rank's own block, landed by the caller; -1 */
+    int self_piece;                /* its piece (it travels as one) */
     int token_from, token_to;      /* node schedule neighbours, -1 if none */
     int nodes_hash;                /* of the site's node table; 0 if none */
     int token_ok;                  /* progress thread: my turn on the node */
@@ -81,6 +87,10 @@ struct nbop {
     int node_phase;
     struct nbop *next;
 };
+
+/* The sub-messages the receive guard and sub_done[] count: the pieces of
+ * per-source operations, the chunks of the others. */
+const struct tnbc_layout *nbop_guard_layout(const struct nbop *op);
 
 /* Builds this rank's side of the schedule: receive steps and the edge
  * requests in op->want (per-source operations), or the chunk steps. `site`
@@ -109,10 +119,14 @@ void nbop_wait_edges(struct nbop *op);
 /* Called by the progress thread when receive step i has landed. */
 void nbop_part_landed(struct nbop *op, int i);
 void nbop_free(struct nbop *op);
-/* Marks receive sub-message `sub` complete and wakes waiters. */
+/* Marks guard sub-message `sub` complete and wakes waiters. */
 void nbop_sub_complete(struct nbop *op, int sub);
-/* Blocks (async-signal-safe) until receive sub-message `sub` is complete. */
+/* Blocks (async-signal-safe) until guard sub-message `sub` is complete. */
 void nbop_wait_sub(struct nbop *op, int sub);
+
+/* Body pieces of about this many bytes (0: one per block). Set once at
+ * start, from TNBC_PIECE. */
+extern long nbop_piece_bytes;
 
 /* Node schedule (digest 000: one process's highest-priority blocks get
  * the node's network to themselves at a time): 1 to use the profile's node

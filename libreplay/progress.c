@@ -122,7 +122,7 @@ static void finish_step(struct nbop *op, int i)
     if (s->sub < 0 || !op->shadow)
         return;
     /* A receive part lands its own bytes; a chunk its whole sub-message. */
-    const struct tnbc_submsg *sub = &op->layout.recv.sub[s->sub];
+    const struct tnbc_submsg *sub = &nbop_guard_layout(op)->sub[s->sub];
     size_t off = s->kind == STEP_RECV ? (size_t)s->offset : sub->offset;
     size_t len = s->kind == STEP_RECV ? (size_t)s->count : sub->bytes;
     if (len && land(op->layout.recv.base + off, op->shadow + off, len) != 0) {

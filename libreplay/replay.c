@@ -96,6 +96,7 @@ int tnbc_mode_init(int provided)
     PMPI_Comm_dup(MPI_COMM_WORLD, &R.agree);
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
     nbop_node_schedule = tnbc_env_bool("TNBC_NODE_SCHEDULE", 1);
+    nbop_piece_bytes = tnbc_env_long("TNBC_PIECE", nbop_piece_bytes, 0, 1L << 30);
     int window = (int)tnbc_env_long("TNBC_WINDOW", 2, 1, 1024);
     long sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
     if (progress_start(window, sleep_us) != 0) {
@@ -255,8 +256,8 @@ static int agree(struct nbop *op, int p, struct edge_req *got)
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
     for (int i = 0; i < p; i++)
-        out[i] = op && op->want ? op->want[i] : (struct edge_req){ op != NULL, 0, 0, 0 };
-    PMPI_Alltoall(out, 4, MPI_INT, got, 4, MPI_INT, R.agree);
+        out[i] = op && op->want ? op->want[i] : (struct edge_req){ .vote = op != NULL };
+    PMPI_Alltoall(out, EDGE_REQ_INTS, MPI_INT, got, EDGE_REQ_INTS, MPI_INT, R.agree);
     for (int i = 0; i < p; i++)
         all &= got[i].vote == 1;
     free(out);
@@ -270,9 +271,10 @@ static int agree(struct nbop *op, int p, struct edge_req *got)
  * arrays are gone. */
 static int *unguarded_subs(struct nbop *op, int armed, int *n)
 {
-    int *list = malloc((size_t)(op->layout.recv.nsub + 1) * sizeof *list);
+    int nsub = nbop_guard_layout(op)->nsub;
+    int *list = malloc((size_t)(nsub + 1) * sizeof *list);
     *n = 0;
-    for (int i = 0; list && i < op->layout.recv.nsub; i++)
+    for (int i = 0; list && i < nsub; i++)
         if (!armed || (!op->per_source && op->guard.cover[i] != TNBC_COVER_GUARDED))
             list[(*n)++] = i;
     return list;
@@ -280,13 +282,13 @@ static int *unguarded_subs(struct nbop *op, int armed, int *n)
 
 static void arm(struct nbop *op, int *armed)
 {
-    op->guard.layout = &op->layout.recv;
+    op->guard.layout = nbop_guard_layout(op);
     op->guard.closed_prot = PROT_NONE;
     op->guard.flags = GUARD_WAIT_NEIGHBOURS;
     op->guard.hook = on_guard_event;
     op->guard.user = op;
-    *armed = op->layout.recv.nsub && tnbc_guard_arm(&op->guard) > 0;
-    for (int i = 0; *armed && i < op->layout.recv.nsub; i++)
+    *armed = op->guard.layout->nsub && tnbc_guard_arm(&op->guard) > 0;
+    for (int i = 0; *armed && i < op->guard.layout->nsub; i++)
         if (atomic_load(&op->sub_done[i]))
             tnbc_guard_open_sub(&op->guard, i);
 }

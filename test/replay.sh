@@ -57,6 +57,9 @@ check_shm_3()  { integrity shm3 3 31; }   # seed 31: the root gathers in place a
 check_shm_4()  { integrity shm4 4 12; }
 check_shm_2()  { integrity shm2 2 13; }
 check_tcp_3()  { integrity tcp3 3 14 --mca btl self,tcp --mca btl_tcp_if_include lo; }
+# Bodies cut in one-page pieces: many pieces per block, the first of each
+# ending wherever the block's alignment puts the next page.
+check_pieces() { integrity pc3 3 15 -x TNBC_PIECE=4096 --mca btl self,tcp --mca btl_tcp_if_include lo; }
 
 # The program reads in the order the profile was made for, and then in the
 # opposite order under the same profile: both correct.
@@ -100,6 +103,7 @@ check_tsan() {
     [[ -f "$tsan" && -f "$BUILD_TSAN/lib/libtnbc-replay.so" ]] || { echo "no TSan build"; return 1; }
     pipeline ts 3 force "$P/replay/integrity" 31 2 || return 1
     t_mpirun 3 -x LD_PRELOAD="$tsan:$PWD/$BUILD_TSAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/ts.on.profile" \
+        -x TNBC_PIECE=8192 \
         -x TNBC_REPLAY_DIR="$W/ts.tsan.d" \
         -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=0 suppressions=$PWD/test/replay/tsan.supp" \
         "$P/replay/integrity" 31 2 > "$W/ts.tsan" 2>&1 || { tail -40 "$W/ts.tsan"; return 1; }
@@ -149,6 +153,8 @@ t_run "integrity, 3 ranks, shared memory" check_shm_3
 t_run "integrity, 4 ranks, shared memory" check_shm_4
 t_run "integrity, 2 ranks, shared memory" check_shm_2
 t_run "integrity, 3 ranks, TCP" check_tcp_3
+t_run "integrity, 3 ranks, TCP, one-page pieces" check_pieces
+t_cmocka "$P/replay/test_pieces"
 t_run "read order as profiled and opposite" check_orders
 t_run "write/fwrite/MPI_Send/free while in flight" check_io
 t_run "Fortran MPI_ALLTOALL" check_fortran
