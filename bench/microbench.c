@@ -3,7 +3,9 @@
  * busy work) and a part that consumes the received blocks (CRC: reads each
  * block --crc-passes times, in the order --order, padded with busy work to
  * --crc-us in total), so that every regime of the overlap model can be set
- * up. Work is measured in the thread's CPU time (bench_busy_us): waiting
+ * up. The model consumes the data at a rate (RCRC), so each block is
+ * consumed in --crc-slices slices, each read and then worked on for its
+ * share of the block's time; with one slice a block is read whole first. Work is measured in the thread's CPU time (bench_busy_us): waiting
  * for a block, or losing the core, does not count as work done.
  * --variant ialltoall is the hand-written MPI-3 version: MPI_Ialltoall, the
  * CURC with MPI_Test every --test-us, MPI_Wait, then the CRC.
@@ -16,7 +18,7 @@
 
 struct opts {
     struct bench_common c;
-    long block, passes;
+    long block, passes, slices;
     double tcurc_us, crc_us, test_us;
     const char *order, *variant;
 };
@@ -24,13 +26,14 @@ struct opts {
 static void usage_exit(void)
 {
     bench_usage_error("usage: microbench [--block BYTES] [--iters N] [--warmup N] "
-                      "[--tcurc-us US] [--crc-us US] [--crc-passes P] [--order fwd|rev|perm|LIST] "
+                      "[--tcurc-us US] [--crc-us US] [--crc-passes P] [--crc-slices S] "
+                      "[--order fwd|rev|perm|LIST] "
                       "[--variant plain|ialltoall] [--test-us US] [--corrupt]");
 }
 
 static void parse(int argc, char **argv, struct opts *o)
 {
-    *o = (struct opts){ .c = { .iters = 5, .warmup = 1 }, .block = 1 << 20, .passes = 1,
+    *o = (struct opts){ .c = { .iters = 5, .warmup = 1 }, .block = 1 << 20, .passes = 1, .slices = 16,
                         .test_us = 100, .order = "fwd", .variant = "plain" };
     for (int i = 1; i < argc; i++) {
         if (bench_common_arg(argc, argv, &i, &o->c))
@@ -40,6 +43,7 @@ static void parse(int argc, char **argv, struct opts *o)
         i++;
         if (!strcmp(a, "--block")) o->block = bench_parse_long(a, v, 8, 1L << 30);
         else if (!strcmp(a, "--crc-passes")) o->passes = bench_parse_long(a, v, 0, 1000);
+        else if (!strcmp(a, "--crc-slices")) o->slices = bench_parse_long(a, v, 1, 1 << 20);
         else if (!strcmp(a, "--tcurc-us")) o->tcurc_us = bench_parse_double(a, v, 0, 1e9);
         else if (!strcmp(a, "--crc-us")) o->crc_us = bench_parse_double(a, v, 0, 1e9);
         else if (!strcmp(a, "--test-us")) o->test_us = bench_parse_double(a, v, 0, 1e9);
@@ -49,6 +53,9 @@ static void parse(int argc, char **argv, struct opts *o)
     }
     if (o->block % 8)
         bench_usage_error("--block must be a multiple of 8 bytes, got %ld", o->block);
+    if (o->slices > o->block / 8)
+        bench_usage_error("--crc-slices must be at most --block / 8 (%ld), got %ld",
+                          o->block / 8, o->slices);
     if (strcmp(o->variant, "plain") && strcmp(o->variant, "ialltoall"))
         bench_usage_error("--variant must be plain or ialltoall, got '%s'", o->variant);
 }
@@ -123,13 +130,19 @@ int main(int argc, char **argv)
         if (o.c.corrupt && it == 0 && rank == np - 1)
             rbuf[(size_t)order[0] * words] ^= 1u << 3;
         for (int k = 0; k < np; k++) {
-            /* per_block_us of work per block: the reads and then busy work,
-             * in CPU time, so that waiting for a block is not counted as
-             * consuming it */
+            /* per_block_us of work per block, slice by slice: the reads and
+             * then busy work up to the slice's share, in CPU time, so that
+             * waiting for data is not counted as consuming it */
             double b0 = bench_cpu_now();
             int src = order[k];
-            sums[src] = consume(rbuf + (size_t)src * words, words, o.passes);
-            bench_busy_us(per_block_us - (bench_cpu_now() - b0) * 1e6, NULL, NULL, 0);
+            sums[src] = 0;
+            for (long j = 0; j < o.slices; j++) {
+                size_t lo = words * (size_t)j / (size_t)o.slices;
+                size_t hi = words * (size_t)(j + 1) / (size_t)o.slices;
+                sums[src] += consume(rbuf + (size_t)src * words + lo, hi - lo, o.passes);
+                double due = per_block_us * (double)(j + 1) / (double)o.slices;
+                bench_busy_us(due - (bench_cpu_now() - b0) * 1e6, NULL, NULL, 0);
+            }
         }
         double t2 = bench_now();
         bench_times_put(&t, it, coll, t2 - t0);
@@ -146,8 +159,9 @@ int main(int argc, char **argv)
         }
     }
     char extra[256];
-    snprintf(extra, sizeof extra, "variant=%s block=%ld tcurc_us=%.0f crc_us=%.0f crc_passes=%ld order=%s",
-             o.variant, o.block, o.tcurc_us, o.crc_us, o.passes, o.order);
+    snprintf(extra, sizeof extra,
+             "variant=%s block=%ld tcurc_us=%.0f crc_us=%.0f crc_passes=%ld crc_slices=%ld order=%s",
+             o.variant, o.block, o.tcurc_us, o.crc_us, o.passes, o.slices, o.order);
     int rc = bench_report("microbench", extra, &t, ok, MPI_COMM_WORLD);
     if (!ok)
         fprintf(stderr, "microbench: rank %d: received data does not match what was sent\n", rank);
