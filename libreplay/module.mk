@@ -16,7 +16,7 @@ REPLAY_UNIT_BINS := $(BUILD)/test/replay/test_pieces
 
 $(BUILD)/test/replay/test_pieces: test/replay/test_pieces.c $(BUILD)/libreplay/pieces.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Ilibreplay -o $@ $^ $(LDFLAGS) -lcmocka
+	$(CC) $(CFLAGS) -Ilibreplay -o $@ $(filter %.c %.o,$^) $(LDFLAGS) -lcmocka
 
 ALL_TARGETS += $(REPLAY_UNIT_BINS)
 

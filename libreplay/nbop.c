@@ -135,7 +135,7 @@ static int by_kind_then_prio(const void *x, const void *y)
 #define TAG_SPAN 8000     /* body tags 1..TAG_SPAN; head, tail, token above */
 
 int nbop_node_schedule = 1;
-long nbop_piece_bytes = 256 * 1024;
+long nbop_piece_bytes = 32 * 1024;
 
 const struct tnbc_layout *nbop_guard_layout(const struct nbop *op)
 {

@@ -21,7 +21,7 @@
 
 /* A block may be cut into at most this many body pieces; larger blocks
  * get larger pieces (bounds the requests one call holds). */
-#define PIECES_MAX 64
+#define PIECES_MAX 1024
 
 struct piece_cut {
     int bytes;        /* the whole block, as the receiver expects it */

@@ -97,7 +97,7 @@ int tnbc_mode_init(int provided)
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
     nbop_node_schedule = tnbc_env_bool("TNBC_NODE_SCHEDULE", 1);
     nbop_piece_bytes = tnbc_env_long("TNBC_PIECE", nbop_piece_bytes, 0, 1L << 30);
-    int window = (int)tnbc_env_long("TNBC_WINDOW", 2, 1, 1024);
+    int window = (int)tnbc_env_long("TNBC_WINDOW", 8, 1, 1024);
     long sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
     if (progress_start(window, sleep_us) != 0) {
         tnbc_warn("cannot start the progress thread; every collective runs blocking");
