@@ -407,7 +407,8 @@ done:
     qsort(op->steps, (size_t)op->nsteps, sizeof *op->steps, by_kind_then_prio);
     op->remaining = op->nsteps;
     op->reqs = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->reqs);
-    if (!op->reqs)
+    op->completed = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->completed);
+    if (!op->reqs || !op->completed)
         return -1;
     for (int i = 0; i < op->nsteps; i++)
         op->reqs[i] = MPI_REQUEST_NULL;
@@ -581,6 +582,7 @@ void nbop_free(struct nbop *op)
     pool_put(op->sendcopy);
     free(op->steps);
     free(op->reqs);
+    free(op->completed);
     free((void *)op->sub_done);
     free(op->pieces.sub);
     free(op->want);

@@ -69,6 +69,7 @@ struct nbop {
     int nsteps, cap_steps;
     struct step *steps;            /* sorted: receives first, then by prio */
     MPI_Request *reqs;             /* [nsteps] */
+    int *completed;                /* [nsteps] MPI_Testsome's indices */
     atomic_uint *sub_done;         /* futex words, one per guard sub-message */
     atomic_uint edges_left;        /* head/tail parts not landed (futex word) */
     struct edge_req *want;         /* [comm_size] this rank's requests */

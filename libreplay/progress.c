@@ -142,18 +142,13 @@ static void finish_step(struct nbop *op, int i)
 
 static int test_steps(struct nbop *op)
 {
-    int n = 0, idx[64];
-    for (;;) {
-        int out = 0;
-        PMPI_Testsome(op->nsteps, op->reqs, &out, idx, MPI_STATUSES_IGNORE);
-        if (out == MPI_UNDEFINED || out == 0)
-            return n;
-        for (int k = 0; k < out; k++)
-            finish_step(op, idx[k]);
-        n += out;
-        if (out < 64)
-            return n;
-    }
+    int out = 0;
+    PMPI_Testsome(op->nsteps, op->reqs, &out, op->completed, MPI_STATUSES_IGNORE);
+    if (out == MPI_UNDEFINED)
+        return 0;
+    for (int k = 0; k < out; k++)
+        finish_step(op, op->completed[k]);
+    return out;
 }
 
 static void complete(struct nbop *op)
