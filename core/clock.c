@@ -91,6 +91,12 @@ uint64_t tnbc_ticks(void)
 
 double tnbc_ticks_hz(void) { return ticks_hz; }
 
+static __thread uint64_t lost_ticks;   /* this thread's time inside tnbc */
+
+void tnbc_ticks_lost(uint64_t ticks) { lost_ticks += ticks; }
+
+uint64_t tnbc_program_ticks(void) { return tnbc_ticks() - lost_ticks; }
+
 const char *tnbc_clock_source(void) { return use_tsc ? "tsc" : "clock_gettime"; }
 
 double tnbc_ticks_to_ns(uint64_t ticks) { return (double)ticks * 1e9 / ticks_hz; }
