@@ -24,6 +24,7 @@
 #define AN_TINY_BYTES 256      /* break-even sub-message size (design, 6.1.1) */
 #define AN_SMALL_BYTES 4096    /* above this most of the time can be hidden */
 #define AN_MIN_CHUNK 4096      /* chunks are not made smaller than this */
+#define AN_PIECE_BYTES 32768   /* libreplay's default TNBC_PIECE: a read waits for this much */
 
 /* Per-rank facts from the `run` table. */
 struct an_rank {
@@ -64,6 +65,7 @@ struct an_call {
     int k;               /* of which touched by the code */
     int *seq;            /* [k] their indices, first touched first */
     double tcurc_ns, rcrc, tinit_ns; /* this call's model terms (model.c) */
+    double own_ns;       /* the overlap this rank can get (an_call_own_overlap), NAN: n/a */
     int sizes_known;     /* nrecv == nsub with indices 0..nsub-1 */
     uint64_t vhash;      /* tnbc_profile_vhash of the sizes when known */
 };
@@ -117,6 +119,12 @@ int an_call_digest(const struct an_trace *t, struct an_call *c, struct an_sub *s
 /* model.c */
 void an_call_terms(const struct an_call *c, const struct an_sub *subs, int n,
                    const struct an_rank *r, double *tcurc_ns, double *rcrc, double *tinit_ns);
+/* The overlap the call's own rank can get, block by block: its local block
+ * is there at once, the remote ones arrive in its read order at the rate
+ * the wire gave them in the trace, and each read block takes bytes/RCRC.
+ * Per-source operations only (NAN for chunked ones). */
+double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, int n,
+                           const struct an_rank *r);
 struct an_model_in {
     double tcomm_ns, dcomm, tcurc_ns, rcrc, tinit_ns;
 };

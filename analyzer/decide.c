@@ -79,12 +79,16 @@ void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inco
             ps->reason = reason_fmt("no predicted overlap: the code reads the data at once "
                                     "after the call (TCURC %.1f us, RCRC unbounded)",
                                     m->tcurc_ns / 1e3);
+    } else if (m->saving_call_ns <= 0) {
+        ps->reason = reason_fmt("no predicted overlap for the slowest rank (the formula "
+                                "gives %.1f us, but that rank reads a remote block at once "
+                                "and its own block after it)", m->toverlap_ns / 1e3);
     } else {
         ps->on = 1;
         ps->reason = reason_fmt(
             "regime %c (%s): saves %.1f us per call, %.0f%% of Tcomm%s%s", m->regime,
-            regime_words(m->regime), m->toverlap_ns / 1e3,
-            m->tcomm_ns > 0 ? 100.0 * m->toverlap_ns / m->tcomm_ns : 0.0,
+            regime_words(m->regime), m->saving_call_ns / 1e3,
+            m->tcomm_ns > 0 ? 100.0 * m->saving_call_ns / m->tcomm_ns : 0.0,
             sub_bytes < AN_SMALL_BYTES ? "; small sub-messages (< 4 KB): guard costs weigh"
                                        : "",
             order_note(ps));

@@ -10,8 +10,8 @@
  * invocations), in the trace and in the replay. A site that is on but was
  * not faster in replay than traced is turned off, with both numbers in its
  * reason; a site that was faster keeps its decision and says by how much.
- * The traced cycle includes the trace's own overhead, so a saving smaller
- * than that overhead goes unnoticed (the comparison errs towards "on").
+ * The traced cycle is in program time (the trace's own work taken out,
+ * core/clock.h); the replay cycle is wall time, its costs included.
  */
 #include "analyzer.h"
 

@@ -5,6 +5,13 @@
  * (definitions in docs/analyzer.md); per site the median of each term over
  * its calls, and the prediction evaluated once on those medians, so the
  * profile's numbers satisfy the formula exactly.
+ *
+ * The formula treats the call's data as one stream. With few ranks it is
+ * not: a rank's own block is there at once, and a rank that reads a remote
+ * block first waits for it whatever the others do. So each per-source call
+ * also gets the overlap its own rank can get (an_call_own_overlap), and
+ * the predicted saving is the smaller of the formula and the slowest
+ * rank's (median over its calls): the iteration waits for that rank.
  */
 #include "analyzer.h"
 
@@ -125,12 +132,92 @@ static double call_tcomm(const struct an_call *c, const struct an_rank *r)
     return ns > 0 ? ns : 0;
 }
 
+static int by_first_touch(const void *a, const void *b)
+{
+    const struct an_sub *x = *(const struct an_sub *const *)a;
+    const struct an_sub *y = *(const struct an_sub *const *)b;
+    return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* Time to read `bytes` at rate `rcrc` (0 when unbounded). */
+static double read_ns(int64_t bytes, double rcrc)
+{
+    return isinf(rcrc) || rcrc <= 0 ? 0 : (double)bytes / rcrc * 1e9;
+}
+
+/* Walks the touched blocks in read order: the local block is ready at
+ * once, a remote one is read as it streams in (at worst one piece behind
+ * its last byte's arrival). Returns when the reading ends, from return. */
+static double own_reads_end(const struct an_call *c, const struct an_sub **t, int k,
+                            double remote_rate)
+{
+    double now = isinf(c->tcurc_ns) ? 0 : c->tcurc_ns, arrived = 0;
+    for (int i = 0; i < k; i++) {
+        double rd = read_ns(t[i]->bytes, c->rcrc);
+        if (t[i]->idx == c->comm_rank) {
+            now += rd;
+            continue;
+        }
+        arrived += (double)t[i]->bytes / remote_rate * 1e9;
+        int64_t piece = t[i]->bytes < AN_PIECE_BYTES ? t[i]->bytes : AN_PIECE_BYTES;
+        now = fmax(now + rd, arrived + read_ns(piece, c->rcrc));
+    }
+    return now;
+}
+
+double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, int n,
+                           const struct an_rank *r)
+{
+    double tcomm = call_tcomm(c, r), cap = tcomm - c->tinit_ns;
+    int64_t remote = 0;
+    if (c->chunks > 0 || n <= 0 || tcomm <= 0)
+        return NAN;
+    if (isinf(c->tcurc_ns))
+        return cap > 0 ? cap : 0;          /* never read: as the formula */
+    for (int i = 0; i < n; i++)
+        remote += subs[i].idx != c->comm_rank ? subs[i].bytes : 0;
+    if (remote == 0)
+        return cap > 0 ? cap : 0;          /* nothing to wait for */
+    const struct an_sub **t = malloc((size_t)n * sizeof *t);
+    if (!t)
+        return NAN;
+    int k = 0;
+    double plain_reads = c->tcurc_ns;
+    for (int i = 0; i < n; i++)
+        if (subs[i].touched) {
+            t[k++] = &subs[i];
+            plain_reads += read_ns(subs[i].bytes, c->rcrc);
+        }
+    qsort(t, (size_t)k, sizeof *t, by_first_touch);
+    double end = own_reads_end(c, t, k, (double)remote / (tcomm * 1e-9));
+    free(t);
+    double own = fmin(tcomm + plain_reads - end - c->tinit_ns, cap);
+    return own > 0 ? own : 0;
+}
+
 void an_call_terms(const struct an_call *c, const struct an_sub *subs, int n,
                    const struct an_rank *r, double *tcurc_ns, double *rcrc, double *tinit_ns)
 {
     *tcurc_ns = call_tcurc(c, subs, n, r->tsc_hz);
     *rcrc = call_rcrc(subs, n, r->tsc_hz);
     *tinit_ns = call_tinit(c, subs, n, r, call_tcomm(c, r));
+}
+
+/* The smallest over ranks of each rank's median own overlap; NAN when no
+ * call has one. s->calls are sorted by rank; `scratch` holds ncalls. */
+static double slowest_rank_overlap(const struct an_site *s, double *scratch)
+{
+    double slowest = NAN;
+    for (int i = 0; i < s->ncalls;) {
+        int rank = s->calls[i].rank, n = 0;
+        for (; i < s->ncalls && s->calls[i].rank == rank; i++)
+            if (!isnan(s->calls[i].own_ns))
+                scratch[n++] = s->calls[i].own_ns;
+        double med = an_median(scratch, n);
+        if (n > 0 && (isnan(slowest) || med < slowest))
+            slowest = med;
+    }
+    return slowest;
 }
 
 int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc_model *m)
@@ -157,6 +244,11 @@ int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc
         struct an_model_in in = {an_median(tc, n), an_median(dc, n), an_median(cu, n),
                                  an_median(rc, n), an_median(ti, n)};
         an_model_eval(&in, s->site_calls, m);
+        double slowest = slowest_rank_overlap(s, v);
+        if (!isnan(slowest) && slowest < m->saving_call_ns) {
+            m->saving_call_ns = slowest;
+            m->saving_run_ns = slowest * (double)s->site_calls;
+        }
     } else {
         *m = (struct tnbc_model){.regime = '-'};
     }

@@ -12,6 +12,8 @@ BUILD=$BUILD t_cmocka analyzer/test/test_analyzer.py
 
 # End to end on a real traced MPI program (libtrace, tnbc-merge):
 # trace -> analyze -> the profile's order, priorities and eq. 3; then report.
+# 20 ms of unrelated work after each call (more than Tcomm here) make the
+# site a clear "on", so the replay steps below always have calls to measure.
 LIB=$PWD/$BUILD/lib/libtnbc-trace.so PROG=$BUILD/test/trace/access_order
 if [[ -f $LIB && -x $BUILD/bin/tnbc-merge && -x $PROG ]]; then
     W=$(mktemp -d /tmp/tnbc-analyzer-e2e.XXXXXX)
@@ -24,7 +26,7 @@ if [[ -f $LIB && -x $BUILD/bin/tnbc-merge && -x $PROG ]]; then
     e2e() { # OP BLOCK ORDER
         local d=$W/$1
         t_mpirun 4 -x LD_PRELOAD="$PRE" "${XENV[@]}" -x TNBC_TRACE_DIR="$d.d" \
-            "$PROG" "$1" "$2" "$3" 3 &&
+            -x ACCESS_ORDER_CURC_US=20000 "$PROG" "$1" "$2" "$3" 3 &&
             "$BUILD/bin/tnbc-merge" "$d.db" "$d.d" &&
             "$BUILD/bin/tnbc-analyze" "$d.db" -o "$d.profile" &&
             analyzer/test/e2e_check.py "$d.profile" "$1" "$3"
@@ -39,7 +41,7 @@ if [[ -f $LIB && -x $BUILD/bin/tnbc-merge && -x $PROG ]]; then
     if [[ -f $BUILD/lib/libtnbc-replay.so && -x scripts/tnbc && -z ${SAN:-} ]]; then
         t_run "e2e tnbc run + report: predicted vs measured" bash -c \
             "TNBC_BUILD='$PWD/$BUILD' scripts/tnbc run -p '$W/alltoall.profile' --summary '$W/rep' -- \
-                 mpirun --oversubscribe -np 4 '$PROG' alltoall 65536 3,1,0,2 3 &&
+                 mpirun --oversubscribe -np 4 -x ACCESS_ORDER_CURC_US=20000 '$PROG' alltoall 65536 3,1,0,2 3 &&
              scripts/tnbc merge '$W/rep.db' '$W/rep' &&
              scripts/tnbc-report '$W/alltoall.db' -r '$W/rep.db' -p '$W/alltoall.profile' -o '$W/rr' &&
              grep -q 'measured (replay)' '$W/rr/summary.txt' &&

@@ -10,7 +10,9 @@
  *            0 = page-aligned); non-zero makes blocks straddle pages
  * Prints "access_order: ok" when every value read is right.
  * ACCESS_ORDER_KILL_AFTER=N: rank 0 kills itself (SIGKILL) after N
- * iterations, to test that a killed run keeps what was traced. */
+ * iterations, to test that a killed run keeps what was traced.
+ * ACCESS_ORDER_CURC_US=U: U microseconds of work unrelated to the data
+ * between the call and the reads (a site the analyzer clearly turns on). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdint.h>
@@ -71,6 +73,8 @@ int main(int argc, char **argv)
     }
 
     const char *kill_after = getenv("ACCESS_ORDER_KILL_AFTER");
+    const char *curc = getenv("ACCESS_ORDER_CURC_US");
+    double curc_s = curc ? atof(curc) * 1e-6 : 0;
     for (int it = 0; it < iters; it++) {
         if (kill_after && rank == 0 && it == atoi(kill_after))
             raise(SIGKILL);
@@ -102,6 +106,8 @@ int main(int argc, char **argv)
         }
         if (!strcmp(op, "gather") && rank != 0)
             continue;
+        for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < curc_s;)
+            ;                     /* work that does not touch the data */
         /* The code after the call: read the blocks in the given order. */
         for (int k = 0; k < nblocks; k++) {
             int b = order[k];
