@@ -33,7 +33,7 @@ static void usage_exit(void)
 
 static void parse(int argc, char **argv, struct opts *o)
 {
-    *o = (struct opts){ .c = { .iters = 5, .warmup = 1 }, .block = 1 << 20, .passes = 1, .slices = 16,
+    *o = (struct opts){ .c = { .iters = 5, .warmup = 1 }, .block = 1 << 20, .passes = 1, .slices = 0,
                         .test_us = 100, .order = "fwd", .variant = "plain" };
     for (int i = 1; i < argc; i++) {
         if (bench_common_arg(argc, argv, &i, &o->c))
@@ -53,6 +53,8 @@ static void parse(int argc, char **argv, struct opts *o)
     }
     if (o->block % 8)
         bench_usage_error("--block must be a multiple of 8 bytes, got %ld", o->block);
+    if (o->slices == 0)             /* default: 16, fewer for tiny blocks */
+        o->slices = o->block / 8 < 16 ? o->block / 8 : 16;
     if (o->slices > o->block / 8)
         bench_usage_error("--crc-slices must be at most --block / 8 (%ld), got %ld",
                           o->block / 8, o->slices);

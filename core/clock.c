@@ -92,8 +92,16 @@ uint64_t tnbc_ticks(void)
 double tnbc_ticks_hz(void) { return ticks_hz; }
 
 static __thread uint64_t lost_ticks;   /* this thread's time inside tnbc */
+static __thread uint64_t lost_mark;    /* when it was last counted */
 
-void tnbc_ticks_lost(uint64_t ticks) { lost_ticks += ticks; }
+void tnbc_ticks_lost_since(uint64_t start, uint64_t before)
+{
+    uint64_t now = tnbc_ticks();
+    uint64_t from = start > lost_mark ? start : lost_mark;
+    uint64_t gap = start > lost_mark ? start - lost_mark : 0;
+    lost_ticks += now - from + (before < gap ? before : gap);
+    lost_mark = now;
+}
 
 uint64_t tnbc_program_ticks(void) { return tnbc_ticks() - lost_ticks; }
 

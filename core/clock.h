@@ -22,7 +22,10 @@ uint64_t tnbc_ns_now(void);           /* CLOCK_MONOTONIC in ns */
  * so the code's measured speed (TCURC, RCRC, the call cycle) is the
  * program's, not the program's slowed down by its observer. */
 uint64_t tnbc_program_ticks(void);
-/* Adds `ticks` to this thread's tnbc time. Async-signal-safe. */
-void tnbc_ticks_lost(uint64_t ticks);
+/* Counts the ticks from `start` to now as tnbc's, plus up to `before`
+ * ticks just before `start` (a signal's delivery), never more than have
+ * passed since the last call: so program time never runs backwards, and
+ * nested intervals are not counted twice. Async-signal-safe. */
+void tnbc_ticks_lost_since(uint64_t start, uint64_t before);
 
 #endif

@@ -293,13 +293,13 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
             tnbc_layout_free(&l);
         }
     }
-    tnbc_ticks_lost(tnbc_ticks() - own);
+    tnbc_ticks_lost_since(own, 0);
     entry = tnbc_program_ticks();
     rc = tnbc_pmpi_collective(a);
     ret = tnbc_program_ticks();
     own = tnbc_ticks();
     rc = after_call(a, site, st, tc, rc, invocation, entry, ret);
-    tnbc_ticks_lost(tnbc_ticks() - own);
+    tnbc_ticks_lost_since(own, 0);
     return rc;
 }
 
