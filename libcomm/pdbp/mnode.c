@@ -289,6 +289,11 @@ void pdbp_on_ctrl(int src, const uint8_t *buf, int n)
     case PDBP_BPMSG:
         pthread_mutex_lock(&rt->mu);
         rt->credits[src] += m.u.bp.credits;
+        /* a credit means src has taken a block off the wire (or grew its
+         * row: counted the same, which can only end a phase early) */
+        rt->unacked[src] -= m.u.bp.credits < rt->unacked[src] ? m.u.bp.credits
+                                                               : rt->unacked[src];
+        rt->ack_t[src] = pdbp_now();
         pthread_cond_broadcast(&rt->cv_send);
         pthread_mutex_unlock(&rt->mu);
         break;

@@ -62,9 +62,14 @@ static int pools_up(void)
     rt->inflight = calloc(n, sizeof(*rt->inflight));
     rt->pfill = calloc(n, sizeof(*rt->pfill));
     rt->pfill_t = calloc(n, sizeof(*rt->pfill_t));
+    rt->unacked = calloc(n, sizeof(*rt->unacked));
+    rt->ack_t = calloc(n, sizeof(*rt->ack_t));
     if (!rt->sm || !rt->rm || !rt->open || !rt->credits || !rt->seq || !rt->row_busy ||
-        !rt->inflight || !rt->pfill || !rt->pfill_t)
+        !rt->inflight || !rt->pfill || !rt->pfill_t || !rt->unacked || !rt->ack_t)
         return PDBP_E_NOMEM;
+    /* host i serves i+1 first, then i+2, ...: see pick_row in xfer.c */
+    rt->cur_dst = (rt->host + 1) % n;
+    rt->cur_idle = -1;
     for (int j = 0; j < n; j++) {
         rt->open[j] = -1;
         rt->credits[j] = rt->cfg.init_real;
@@ -88,6 +93,7 @@ static void pools_down(void)
     free(rt->sm); free(rt->rm); free(rt->open);
     free(rt->credits); free(rt->seq); free(rt->row_busy);
     free(rt->inflight); free(rt->pfill); free(rt->pfill_t);
+    free(rt->unacked); free(rt->ack_t);
     rt->sm = rt->rm = NULL;
     pdbp_umb_destroy(&rt->umb);
 }

@@ -109,6 +109,11 @@ struct pdbp_rt {
     uint32_t *inflight;      /* [nhosts] blocks posted (MPI_Isend) to host j, not yet complete */
     uint32_t *pfill;         /* [nhosts] fill of the open block when last looked at */
     double *pfill_t;         /* [nhosts] when that fill was first seen */
+    uint32_t *unacked;       /* [nhosts] blocks posted to j whose credit has not come back */
+    double *ack_t;           /* [nhosts] last block posted to j or credit from j */
+    int cur_dst;             /* destination the senders serve first (xfer.c) */
+    double cur_idle;         /* since when nothing was added to it (-1: not looked) */
+    uint32_t cur_fill;       /* fill of its open block when last looked at */
     pthread_cond_t cv_send, cv_space;
     pthread_t receiver, manager, *senders;
     int stop_senders, stop_manager, send_stops;

@@ -210,54 +210,157 @@ static int next_to_post(const struct pdbp_row *r)
  * alone would ship a small block (and spend a credit on it) every time. */
 #define PDBP_PARTIAL_IDLE_S 100e-6
 
-/* A row j with a block to post and a credit for it; *slot gets the element
- * (caller holds mu). A full (READY) block goes while fewer than INFLIGHT
- * blocks of its row are in flight; the open, partly filled one only when
- * none is and its writers have paused (PDBP_PARTIAL_IDLE_S), so blocks fill
- * up while others travel. *deferred is set when a partial block waits only
- * for that pause (the caller looks again shortly). */
-static int pick_row(int *start, uint32_t *slot, int *deferred)
+/* What row j can do now (row_state). */
+enum row_st {
+    ROW_POST,                /* a block to post, with a credit: *slot */
+    ROW_WAIT,                /* nothing postable now (empty, in-flight limit, copy or
+                              * partial block under way, another thread posting) */
+    ROW_NO_CREDIT            /* a block to post, but the receiver has no room yet */
+};
+
+/* Row j's state; *slot gets the element to post (caller holds mu). A full
+ * (READY) block goes while fewer than INFLIGHT blocks of its row are in
+ * flight; the open, partly filled one only when none is and its writers
+ * have paused (PDBP_PARTIAL_IDLE_S), so blocks fill up while others travel.
+ * *deferred is set when a partial block waits only for that pause (the
+ * caller looks again shortly). *now caches the time (-1: not read yet). */
+static enum row_st row_state(int j, uint32_t *slot, int *deferred, double *now)
+{
+    struct pdbp_rt *rt = &pdbp_rt;
+    struct pdbp_row *r = &rt->sm[j];
+    if (j == rt->host || rt->row_busy[j] || !r->used || rt->inflight[j] >= rt->cfg.inflight)
+        return ROW_WAIT;
+    int i = next_to_post(r);
+    if (i < 0 || r->refs[i])
+        return ROW_WAIT;                 /* nothing to send, or a copy in flight */
+    uint8_t s = r->state[i];
+    int partial = s == PDBP_SLOT_OPEN && i == rt->open[j] && r->nrec[i] && !rt->inflight[j];
+    if (partial && rt->credits[j]) {
+        if (*now < 0)
+            *now = pdbp_now();
+        if (r->fill[i] != rt->pfill[j]) {         /* still growing: wait */
+            rt->pfill[j] = r->fill[i];
+            rt->pfill_t[j] = *now;
+            *deferred = 1;
+            return ROW_WAIT;
+        }
+        if (*now - rt->pfill_t[j] < PDBP_PARTIAL_IDLE_S) {
+            *deferred = 1;
+            return ROW_WAIT;
+        }
+    }
+    if (s != PDBP_SLOT_READY && !partial)
+        return ROW_WAIT;
+    if (!rt->credits[j]) {               /* the receiver has no room yet */
+        rt->st.no_credit++;
+        return ROW_NO_CREDIT;
+    }
+    *slot = (uint32_t)i;
+    return ROW_POST;
+}
+
+/* A stream whose credits stop coming back for this long is held up by its
+ * reader, not by the wire: the others may go (see pick_row). */
+#define PDBP_ACK_STALL_S 0.2
+
+/* Whether the destination being served, cur, still has the wire: blocks of
+ * it are in flight, or more than one posted block has not been credited
+ * back (eager pieces complete when MPI has buffered them, long before they
+ * are on the wire; a credit says the receiver has the block) while its
+ * credits keep coming back (caller holds mu). */
+static int cur_on_wire(int cur, double *now)
+{
+    struct pdbp_rt *rt = &pdbp_rt;
+    if (rt->inflight[cur] || rt->row_busy[cur])
+        return 1;
+    if (rt->unacked[cur] <= 1)
+        return 0;                        /* its last block may overlap the next stream */
+    if (*now < 0)
+        *now = pdbp_now();
+    return *now - rt->ack_t[cur] < PDBP_ACK_STALL_S;
+}
+
+/* How long the destination being served may go without a new record
+ * before the senders move on, while blocks for others are ready: the
+ * program writes to its destinations in some order of its own (every host
+ * to host 0 first, say) and alternates between them, so a stream's next
+ * block is often a moment behind another's; following that order would
+ * line every host up on the same downlink. */
+#define PDBP_ROTATE_WAIT_S 2e-3
+
+/* No block is queued or in flight to any host: the next burst starts the
+ * rotation afresh at host+1, so all hosts start it together (caller holds
+ * mu). */
+static void rotate_if_idle(void)
+{
+    struct pdbp_rt *rt = &pdbp_rt;
+    for (int j = 0; j < rt->nhosts; j++)
+        if (j != rt->host && (rt->sm[j].used || rt->inflight[j]))
+            return;
+    rt->cur_dst = (rt->host + 1) % rt->nhosts;
+    rt->cur_idle = -1;
+}
+
+/* Whether cur, which has nothing to post, may still get its next block
+ * soon: less than PDBP_ROTATE_WAIT_S has passed since a record was last
+ * seen added to its open block, or since it was first found with nothing
+ * to post (caller holds mu). */
+static int cur_awaited(double *now)
+{
+    struct pdbp_rt *rt = &pdbp_rt;
+    int o = rt->open[rt->cur_dst];
+    uint32_t fill = o >= 0 ? rt->sm[rt->cur_dst].fill[o] : 0;
+    if (*now < 0)
+        *now = pdbp_now();
+    if (rt->cur_idle < 0 || fill != rt->cur_fill) {
+        rt->cur_fill = fill;
+        rt->cur_idle = *now;
+    }
+    return *now - rt->cur_idle < PDBP_ROTATE_WAIT_S;
+}
+
+/* The row to post a block of next; *slot gets the element (caller holds
+ * mu). One destination at a time, in a rotated order: host i serves i+1
+ * first, then i+2, ..., and moves on only when the current one has nothing
+ * to post and its blocks are off the wire. Every host's streams then form
+ * permutations (with 3 hosts: 0->1, 1->2, 2->0, then 0->2, 1->0, 2->1), so
+ * each downlink has one sender at a time. Sending to all destinations at
+ * once left two TCP streams sharing each downlink and uplink, which split
+ * them unevenly: some links idled while the last stream finished (plain
+ * TCP between the nodes shows the same: 60-77% of the link at once, 90-95%
+ * rotated). A destination whose credits stop coming back for
+ * PDBP_ACK_STALL_S (a slow reader) does not hold the others up. *deferred: 1 = a partial block waits for its writers' pause,
+ * 2 = the others wait for cur's blocks to leave (the caller looks again). */
+static int pick_row(uint32_t *slot, int *deferred)
 {
     struct pdbp_rt *rt = &pdbp_rt;
     double now = -1;
     *deferred = 0;
     if (rt->hold_senders)
         return -1;
-    for (int k = 0; k < rt->nhosts; k++) {
-        int j = (*start + k) % rt->nhosts;
-        struct pdbp_row *r = &rt->sm[j];
-        if (j == rt->host || rt->row_busy[j] || !r->used ||
-            rt->inflight[j] >= rt->cfg.inflight)
+    rotate_if_idle();
+    int cur = rt->cur_dst;
+    enum row_st st = row_state(cur, slot, deferred, &now);
+    if (st == ROW_POST) {
+        rt->cur_idle = -1;
+        return cur;
+    }
+    if (cur_on_wire(cur, &now)) {
+        if (!*deferred)
+            *deferred = 2;               /* look again soon: credits may stall */
+        return -1;
+    }
+    for (int k = 1; k < rt->nhosts; k++) {
+        int j = (cur + k) % rt->nhosts;
+        if (row_state(j, slot, deferred, &now) != ROW_POST)
             continue;
-        int i = next_to_post(r);
-        if (i < 0 || r->refs[i])
-            continue;                    /* nothing to send, or a copy in flight */
-        uint8_t s = r->state[i];
-        if (s == PDBP_SLOT_OPEN && i == rt->open[j] && r->nrec[i] && !rt->inflight[j] &&
-            rt->credits[j]) {
-            if (now < 0)
-                now = pdbp_now();
-            if (r->fill[i] != rt->pfill[j]) {     /* still growing: wait */
-                rt->pfill[j] = r->fill[i];
-                rt->pfill_t[j] = now;
-                *deferred = 1;
-                continue;
-            }
-            if (now - rt->pfill_t[j] < PDBP_PARTIAL_IDLE_S) {
-                *deferred = 1;
-                continue;
-            }
+        if (st != ROW_NO_CREDIT && cur_awaited(&now)) {
+            *deferred = 1;               /* cur's next block may be on its way */
+            return -1;
         }
-        if (s == PDBP_SLOT_READY ||
-            (s == PDBP_SLOT_OPEN && i == rt->open[j] && r->nrec[i] && !rt->inflight[j])) {
-            if (!rt->credits[j]) {       /* the receiver has no room yet */
-                rt->st.no_credit++;
-                continue;
-            }
-            *start = j + 1;
-            *slot = (uint32_t)i;
-            return j;
-        }
+        rt->cur_dst = j;
+        rt->cur_idle = -1;
+        return j;
     }
     return -1;
 }
@@ -301,7 +404,7 @@ static int post_block(int j, const uint8_t *blk, int n, MPI_Request *req)
 static void *sender_main(void *arg)
 {
     struct pdbp_rt *rt = &pdbp_rt;
-    int start = (int)(intptr_t)arg;
+    (void)arg;
     uint32_t per = rt->cfg.piece ? (rt->cfg.block_size + rt->cfg.piece - 1) / rt->cfg.piece : 1;
     int cap = rt->nhosts * (int)rt->cfg.inflight * (int)per, nout = 0;
     MPI_Request *req = malloc((size_t)cap * sizeof(*req));
@@ -318,7 +421,7 @@ static void *sender_main(void *arg)
     while (!rt->stop_senders) {
         uint32_t s;
         int deferred = 0;
-        int j = nout + (int)per <= cap ? pick_row(&start, &s, &deferred) : -1;
+        int j = nout + (int)per <= cap ? pick_row(&s, &deferred) : -1;
         if (j >= 0) {
             struct pdbp_row *r = &rt->sm[j];
             if (rt->open[j] == (int)s)
@@ -326,6 +429,8 @@ static void *sender_main(void *arg)
             r->state[s] = PDBP_SLOT_BUSY;
             rt->row_busy[j] = 1;
             rt->credits[j]--;
+            rt->unacked[j]++;
+            rt->ack_t[j] = pdbp_now();
             if (++rt->inflight[j] > rt->st.max_inflight)
                 rt->st.max_inflight = rt->inflight[j];
             uint8_t *blk = pdbp_row_block(r, &rt->umb, s);
@@ -391,7 +496,7 @@ static void *sender_main(void *arg)
         /* nothing done: wait for new work or a little while, then test again
          * (a deferred partial block: the idle time it waits for) */
         wait_us = wait_us ? (wait_us * 2 > 1000 ? 1000 : wait_us * 2) : 20;
-        if (deferred && wait_us > PDBP_PARTIAL_IDLE_S * 1e6)
+        if (deferred == 1 && wait_us > PDBP_PARTIAL_IDLE_S * 1e6)
             wait_us = (long)(PDBP_PARTIAL_IDLE_S * 1e6);
         struct timespec dl;
         clock_gettime(CLOCK_REALTIME, &dl);
