@@ -21,6 +21,7 @@
 #define AN_RANK_GAIN 0.2       /* a rank's own order must beat the shared one by this */
 #define AN_RANK_MIN_SAMPLES 2  /* ... on at least this many of its traced calls */
 #define AN_NO_CURC 0.02        /* TCURC below this fraction of Tcomm: "no CURC" */
+#define AN_MIN_GAIN 0.02       /* a saving below this fraction of Tcomm is not worth it */
 #define AN_TINY_BYTES 256      /* break-even sub-message size (design, 6.1.1) */
 #define AN_SMALL_BYTES 4096    /* above this most of the time can be hidden */
 #define AN_MIN_CHUNK 4096      /* chunks are not made smaller than this */

@@ -83,6 +83,13 @@ void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inco
         ps->reason = reason_fmt("no predicted overlap for the slowest rank (the formula "
                                 "gives %.1f us, but that rank reads a remote block at once "
                                 "and its own block after it)", m->toverlap_ns / 1e3);
+    } else if (m->saving_call_ns < AN_MIN_GAIN * m->tcomm_ns) {
+        /* The early return has costs the model does not count (the progress
+         * thread's CPU, the landing copy, the agreement), and a run's noise
+         * is larger than this: a gain this small is as likely a loss. */
+        ps->reason = reason_fmt("predicted saving %.1f us per call is below %.0f%% of Tcomm "
+                                "(%.1f us): not worth the early return's unmodelled costs",
+                                m->saving_call_ns / 1e3, 100 * AN_MIN_GAIN, m->tcomm_ns / 1e3);
     } else {
         ps->on = 1;
         ps->reason = reason_fmt(

@@ -243,6 +243,16 @@ def test_regime_c_no_curc_fast_crc():
     check(not s["on"] and "slowest rank" in s["reason"], s["reason"])
 
 
+def test_decision_min_gain():
+    # Each block read in 115 us: the slowest rank (rank 1, remote block
+    # first) hides 115 - 3.6 (one piece) - 100 (Tinit) = 11.4 us, 1.1% of
+    # Tcomm: below the 2% worth an early return.
+    s = regime_trace("mingain", 0, 115_000)
+    close(s["model"]["saving_call_ns"], 115_000 - 115_000 * 32768 / MB - TINIT, rel=1e-6,
+          what="slowest rank's saving")
+    check(not s["on"] and "below 2% of Tcomm" in s["reason"], s["reason"])
+
+
 def test_regime_d_curc_slow_crc():
     s = regime_trace("rd", 300_000, 1_000_000)
     check_model(s, "d", TCOMM - TINIT, 300_000, MB / 1e-3)
