@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pieces.h"   /* PIECES_DEFAULT_BYTES: a read in replay waits for this much */
 #include "profile.h"
 
 #define TNBC_SCHEMA_VERSION 1
@@ -25,7 +26,7 @@
 #define AN_TINY_BYTES 256      /* break-even sub-message size (design, 6.1.1) */
 #define AN_SMALL_BYTES 4096    /* above this most of the time can be hidden */
 #define AN_MIN_CHUNK 4096      /* chunks are not made smaller than this */
-#define AN_PIECE_BYTES 32768   /* libreplay's default TNBC_PIECE: a read waits for this much */
+
 
 /* Per-rank facts from the `run` table. */
 struct an_rank {
@@ -115,6 +116,8 @@ int an_orders(const struct an_sample *v, int n, int nsub, int per_rank,
               struct tnbc_profile_site *ps);
 
 /* digest.c: fill c's digest from its n sub-messages (sorted by idx). */
+/* qsort comparator of `const struct an_sub *`s: first touched first. */
+int an_sub_by_ord(const void *a, const void *b);
 int an_call_digest(const struct an_trace *t, struct an_call *c, struct an_sub *subs, int n);
 
 /* model.c */

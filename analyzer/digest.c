@@ -9,7 +9,7 @@
 
 #include <stdlib.h>
 
-static int by_ord(const void *a, const void *b)
+int an_sub_by_ord(const void *a, const void *b)
 {
     const struct an_sub *x = *(const struct an_sub *const *)a;
     const struct an_sub *y = *(const struct an_sub *const *)b;
@@ -25,7 +25,7 @@ static int digest_order(struct an_call *c, struct an_sub *subs, int n)
     for (int i = 0; i < n; i++)
         if (subs[i].touched)
             t[k++] = &subs[i];
-    qsort(t, (size_t)k, sizeof *t, by_ord);
+    qsort(t, (size_t)k, sizeof *t, an_sub_by_ord);
     c->seq = malloc((size_t)(k ? k : 1) * sizeof *c->seq);
     if (!c->seq) {
         free(t);

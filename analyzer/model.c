@@ -132,13 +132,6 @@ static double call_tcomm(const struct an_call *c, const struct an_rank *r)
     return ns > 0 ? ns : 0;
 }
 
-static int by_first_touch(const void *a, const void *b)
-{
-    const struct an_sub *x = *(const struct an_sub *const *)a;
-    const struct an_sub *y = *(const struct an_sub *const *)b;
-    return x->ord < y->ord ? -1 : x->ord > y->ord;
-}
-
 /* Time to read `bytes` at rate `rcrc` (0 when unbounded). */
 static double read_ns(int64_t bytes, double rcrc)
 {
@@ -159,7 +152,7 @@ static double own_reads_end(const struct an_call *c, const struct an_sub **t, in
             continue;
         }
         arrived += (double)t[i]->bytes / remote_rate * 1e9;
-        int64_t piece = t[i]->bytes < AN_PIECE_BYTES ? t[i]->bytes : AN_PIECE_BYTES;
+        int64_t piece = t[i]->bytes < PIECES_DEFAULT_BYTES ? t[i]->bytes : PIECES_DEFAULT_BYTES;
         now = fmax(now + rd, arrived + read_ns(piece, c->rcrc));
     }
     return now;
@@ -188,7 +181,7 @@ double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, i
             t[k++] = &subs[i];
             plain_reads += read_ns(subs[i].bytes, c->rcrc);
         }
-    qsort(t, (size_t)k, sizeof *t, by_first_touch);
+    qsort(t, (size_t)k, sizeof *t, an_sub_by_ord);
     double end = own_reads_end(c, t, k, (double)remote / (tcomm * 1e-9));
     free(t);
     double own = fmin(tcomm + plain_reads - end - c->tinit_ns, cap);

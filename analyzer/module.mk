@@ -12,7 +12,8 @@ ALL_TARGETS  += $(ANALYZER_BIN)
 CHECK_SUITES += analyzer
 
 # profiles/module.mk is included after this file: name its outputs directly.
-$(BUILD)/analyzer/%.o: CFLAGS += -Iprofiles
+# libreplay/pieces.h: the replay's piece size, which the prediction assumes.
+$(BUILD)/analyzer/%.o: CFLAGS += -Iprofiles -Ilibreplay
 
 $(ANALYZER_BIN): $(ANALYZER_OBJS) $(BUILD)/lib/libtnbc-profile.a
 	@mkdir -p $(dir $@)

@@ -26,15 +26,9 @@ static atomic_uint disarms;          /* guards lifted so far, ever */
 static long rearm_max = 4096;
 /* The kernel's share of one of our SIGSEGVs and SIGTRAPs (delivery,
  * sigreturn, the access's retry or single step), measured by
- * tnbc_guard_measure_fault_ns; counted with the handler's own time as
- * time not the program's. */
+ * tnbc_guard_measure_fault_ns; at a handler's exit it is counted with the
+ * handler's own time as time not the program's (tnbc_ticks_lost_since). */
 static uint64_t segv_ticks, trap_ticks;
-
-/* Handler exit: the time since `entry` and the kernel's share are tnbc's. */
-static void account_signal(uint64_t entry, uint64_t kernel)
-{
-    tnbc_ticks_lost_since(entry, kernel);
-}
 
 /* Pages opened for one single-stepped instruction, per thread. An
  * instruction can fault on at most a few pages (one access straddling two,
@@ -319,7 +313,7 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
             handle_fault((struct tnbc_guard *)obj, addr, ctx);
             tnbc_range_unpin(obj);
             retry_addr = 0;
-            account_signal(entry, segv_ticks);
+            tnbc_ticks_lost_since(entry, segv_ticks);
             errno = saved;
             return;
         }
@@ -349,7 +343,7 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
         }
         npend = 0;
         uc->uc_mcontext.gregs[REG_EFL] &= ~EFLAGS_TF;
-        account_signal(entry, trap_ticks);
+        tnbc_ticks_lost_since(entry, trap_ticks);
         errno = saved;
         return;
     }

@@ -135,7 +135,7 @@ static int by_kind_then_prio(const void *x, const void *y)
 #define TAG_SPAN 8000     /* body tags 1..TAG_SPAN; head, tail, token above */
 
 int nbop_node_schedule = 1;
-long nbop_piece_bytes = 32 * 1024;
+long nbop_piece_bytes = PIECES_DEFAULT_BYTES;
 
 const struct tnbc_layout *nbop_guard_layout(const struct nbop *op)
 {
@@ -197,14 +197,14 @@ static int same_node(const struct tnbc_profile_site *site, int me, int r)
 }
 
 static int add_part(struct nbop *op, enum step_kind kind, int sub, int peer, enum part part,
-                    int prio, char *buf, long offset, long bytes)
+                    int prio, char *buf, long bytes)
 {
     struct step *s = step_new(op);
     if (!s)
         return -1;
     *s = (struct step){ .kind = kind, .sub = sub, .part = part, .peer = peer,
                         .prio = part == PART_BODY ? (prio < 0 ? INT_MAX : prio) : INT_MIN,
-                        .buf = buf, .offset = offset, .count = (int)bytes, .type = MPI_BYTE };
+                        .buf = buf, .count = (int)bytes, .type = MPI_BYTE };
     if (kind == STEP_SEND)      /* the same place in the caller's buffer */
         s->src = (const char *)op->a.sendbuf + (buf - op->vsend);
     return 0;
@@ -218,29 +218,31 @@ static int piece_new(struct nbop *op, size_t offset, size_t bytes, int block, in
     return l->nsub++;
 }
 
+/* One piece of the block from `src` at `offset` in the layout, and the
+ * receive step that delivers it into the shadow. */
+static int recv_piece(struct nbop *op, int src, enum part part, int prio, size_t offset, long len)
+{
+    int k = piece_new(op, offset, (size_t)len, src, src);
+    return add_part(op, STEP_RECV, k, src, part, prio, op->shadow + offset, len);
+}
+
 /* Receive steps and pieces for the block from `src`, cut as *c says. */
 static int plan_block_recv(struct nbop *op, int src, int prio, const struct piece_cut *c)
 {
     const struct tnbc_submsg *sb = &op->layout.recv.sub[src];
-    long bytes = (long)sb->bytes, body = bytes - c->head - c->tail;
-    size_t at = sb->offset;
+    size_t body_at = sb->offset + (size_t)c->head;
+    long body = (long)c->bytes - c->head - c->tail;
     int n = pieces_count(c), rc = 0;
 
-    if (c->head) {
-        rc |= add_part(op, STEP_RECV, piece_new(op, at, (size_t)c->head, src, src), src,
-                       PART_HEAD, prio, op->shadow + at, (long)at, c->head);
-        at += (size_t)c->head;
-    }
+    if (c->head)
+        rc |= recv_piece(op, src, PART_HEAD, prio, sb->offset, c->head);
     for (int k = 0; k < n; k++) {
         long off, len;
         pieces_body(c, k, &off, &len);
-        rc |= add_part(op, STEP_RECV, piece_new(op, at + (size_t)off, (size_t)len, src, src), src,
-                       PART_BODY, prio, op->shadow + at + off, (long)at + off, len);
+        rc |= recv_piece(op, src, PART_BODY, prio, body_at + (size_t)off, len);
     }
-    at += (size_t)body;
     if (c->tail)
-        rc |= add_part(op, STEP_RECV, piece_new(op, at, (size_t)c->tail, src, src), src,
-                       PART_TAIL, prio, op->shadow + at, (long)at, c->tail);
+        rc |= recv_piece(op, src, PART_TAIL, prio, body_at + (size_t)body, c->tail);
     atomic_fetch_add(&op->edges_left, (unsigned)((c->head > 0) + (c->tail > 0)));
     return rc;
 }
@@ -334,15 +336,16 @@ static int plan_block_send(struct nbop *op, int dst, char *at, long bytes, const
     long body = bytes - c->head - c->tail;
 
     if (c->head)
-        rc |= add_part(op, STEP_SEND, -1, dst, PART_HEAD, prio, at, 0, c->head);
+        rc |= add_part(op, STEP_SEND, -1, dst, PART_HEAD, prio, at, c->head);
     if (c->tail)
-        rc |= add_part(op, STEP_SEND, -1, dst, PART_TAIL, prio, at + c->head + body, 0, c->tail);
+        rc |= add_part(op, STEP_SEND, -1, dst, PART_TAIL, prio, at + c->head + body, c->tail);
     for (int k = 0; k < n && rc == 0; k++) {
         long off, len;
         pieces_body(c, k, &off, &len);
-        rc |= add_part(op, STEP_SEND, -1, dst, PART_BODY, prio, at + c->head + off, 0, len);
+        rc = add_part(op, STEP_SEND, -1, dst, PART_BODY, prio, at + c->head + off, len);
         /* Bodies to other nodes wait for this rank's turn on its node. */
-        op->steps[op->nsteps - 1].gated = !same_node(op->site_prio, me, dst);
+        if (rc == 0)
+            op->steps[op->nsteps - 1].gated = !same_node(op->site_prio, me, dst);
     }
     return rc;
 }

@@ -50,7 +50,6 @@ struct step {
     int peer;
     int prio;             /* 0 = first */
     char *buf;            /* shadow or send copy, where this part starts */
-    long offset;          /* receive parts: byte offset in the layout */
     int count;
     MPI_Datatype type;
     long chunk_first;     /* STEP_CHUNK: first element and count */
@@ -117,7 +116,8 @@ int nbop_step_tag(const struct nbop *op, const struct step *s);
 void nbop_land_self(struct nbop *op);
 /* Blocks until every head/tail part has landed. */
 void nbop_wait_edges(struct nbop *op);
-/* Called by the progress thread when receive step i has landed. */
+/* Called by the progress thread when receive step i has landed: counts
+ * an edge part and completes the step's piece. */
 void nbop_part_landed(struct nbop *op, int i);
 void nbop_free(struct nbop *op);
 /* Marks guard sub-message `sub` complete and wakes waiters. */

@@ -19,6 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* TNBC_PIECE's default: below Open MPI's TCP eager limit (64 KiB), so a
+ * piece needs no rendezvous. The analyzer's prediction assumes it too. */
+#define PIECES_DEFAULT_BYTES 32768
+
 /* A block may be cut into at most this many body pieces; larger blocks
  * get larger pieces (bounds the requests one call holds). */
 #define PIECES_MAX 1024

@@ -121,22 +121,18 @@ static void finish_step(struct nbop *op, int i)
         op->token_ok = 1;
     if (s->sub < 0 || !op->shadow)
         return;
-    /* A receive part lands its own bytes; a chunk its whole sub-message. */
+    /* Each step delivers one guard sub-message: a piece or a chunk. */
     const struct tnbc_submsg *sub = &nbop_guard_layout(op)->sub[s->sub];
-    size_t off = s->kind == STEP_RECV ? (size_t)s->offset : sub->offset;
-    size_t len = s->kind == STEP_RECV ? (size_t)s->count : sub->bytes;
-    if (len && land(op->layout.recv.base + off, op->shadow + off, len) != 0) {
+    if (sub->bytes && land(op->layout.recv.base + sub->offset, op->shadow + sub->offset,
+                           sub->bytes) != 0) {
         static int warned;
         tnbc_warn_once(warned, "cannot write received data into the guarded buffer; aborting");
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (s->kind == STEP_RECV) {
+    if (s->kind == STEP_RECV)
         nbop_part_landed(op, i);
-        if (atomic_load(&op->sub_done[s->sub]))
-            tnbc_guard_open_sub(&op->guard, s->sub);
-        return;
-    }
-    nbop_sub_complete(op, s->sub);
+    else
+        nbop_sub_complete(op, s->sub);
     tnbc_guard_open_sub(&op->guard, s->sub);
 }
 
