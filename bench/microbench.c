@@ -5,8 +5,9 @@
  * --crc-us in total), so that every regime of the overlap model can be set
  * up. The model consumes the data at a rate (RCRC), so each block is
  * consumed in --crc-slices slices, each read and then worked on for its
- * share of the block's time; with one slice a block is read whole first. Work is measured in the thread's CPU time (bench_busy_us): waiting
- * for a block, or losing the core, does not count as work done.
+ * share of the block's time; with one slice a block is read whole first.
+ * Work is measured in the thread's CPU time (bench_busy_us): waiting for a
+ * block, or losing the core, does not count as work done.
  * --variant ialltoall is the hand-written MPI-3 version: MPI_Ialltoall, the
  * CURC with MPI_Test every --test-us, MPI_Wait, then the CRC.
  * Every received block is checked against the pattern its sender wrote. */

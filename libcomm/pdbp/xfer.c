@@ -329,8 +329,9 @@ static int cur_awaited(double *now)
  * them unevenly: some links idled while the last stream finished (plain
  * TCP between the nodes shows the same: 60-77% of the link at once, 90-95%
  * rotated). A destination whose credits stop coming back for
- * PDBP_ACK_STALL_S (a slow reader) does not hold the others up. *deferred: 1 = a partial block waits for its writers' pause,
- * 2 = the others wait for cur's blocks to leave (the caller looks again). */
+ * PDBP_ACK_STALL_S (a slow reader) does not hold the others up.
+ * *deferred: 1 = a partial block waits for its writers' pause, 2 = the
+ * others wait for cur's blocks to leave (the caller looks again). */
 static int pick_row(uint32_t *slot, int *deferred)
 {
     struct pdbp_rt *rt = &pdbp_rt;
