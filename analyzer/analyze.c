@@ -224,7 +224,7 @@ static int site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile
         return -1;
     if (is_v_op(s->op) && site_vhash(s, ps) < 0)
         return -1;
-    an_decide(ps, sub_bytes(s, ps), bad[0] ? bad : NULL);
+    an_decide(ps, sub_bytes(s, ps), bad[0] ? bad : NULL, t->comm_cpu_share);
     return ps->reason ? 0 : -1;
 }
 

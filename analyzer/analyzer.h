@@ -41,6 +41,10 @@ struct an_rank {
 struct an_trace {
     void *db;        /* sqlite3 * */
     const char *path;
+    /* Share of a CPU that communication in flight takes from the program
+     * it overlaps (kernel TCP work, progress): a saving shrinks by it.
+     * Measured by the user (tnbc-analyze --comm-cpu-share); 0: none. */
+    double comm_cpu_share;
     int world_size;
     int nranks;      /* ranks present in `run` */
     struct an_rank *ranks; /* [world_size] */
@@ -138,7 +142,8 @@ double an_median(double *v, int n);
 
 /* decide.c */
 int an_chunks(int64_t block_bytes, int traced_chunks);
-void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inconsistent);
+void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inconsistent,
+               double comm_cpu_share);
 
 /* prio.c */
 int an_priorities(struct tnbc_profile_site *ps, const char *receives);

@@ -59,8 +59,13 @@ static const char *order_note(const struct tnbc_profile_site *ps)
     return "";
 }
 
-void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inconsistent)
+void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inconsistent,
+               double comm_cpu_share)
 {
+    char cpu[64] = "";
+    if (comm_cpu_share > 0)
+        snprintf(cpu, sizeof cpu, " (after the %.0f%% CPU share of communication)",
+                 100 * comm_cpu_share);
     const struct tnbc_model *m = &ps->model;
     ps->on = 0;
     if (inconsistent) {
@@ -87,14 +92,15 @@ void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inco
         /* The early return has costs the model does not count (the progress
          * thread's CPU, the landing copy, the agreement), and a run's noise
          * is larger than this: a gain this small is as likely a loss. */
-        ps->reason = reason_fmt("predicted saving %.1f us per call is below %.0f%% of Tcomm "
+        ps->reason = reason_fmt("predicted saving %.1f us per call%s is below %.0f%% of Tcomm "
                                 "(%.1f us): not worth the early return's unmodelled costs",
-                                m->saving_call_ns / 1e3, 100 * AN_MIN_GAIN, m->tcomm_ns / 1e3);
+                                m->saving_call_ns / 1e3, cpu, 100 * AN_MIN_GAIN,
+                                m->tcomm_ns / 1e3);
     } else {
         ps->on = 1;
         ps->reason = reason_fmt(
-            "regime %c (%s): saves %.1f us per call, %.0f%% of Tcomm%s%s", m->regime,
-            regime_words(m->regime), m->saving_call_ns / 1e3,
+            "regime %c (%s): saves %.1f us per call%s, %.0f%% of Tcomm%s%s", m->regime,
+            regime_words(m->regime), m->saving_call_ns / 1e3, cpu,
             m->tcomm_ns > 0 ? 100.0 * m->saving_call_ns / m->tcomm_ns : 0.0,
             sub_bytes < AN_SMALL_BYTES ? "; small sub-messages (< 4 KB): guard costs weigh"
                                        : "",

@@ -3,12 +3,14 @@
  */
 #include "analyzer.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
-    "usage: tnbc-analyze TRACE.db -o APP.profile [--measured REPLAY.db] [-q]\n"
+    "usage: tnbc-analyze TRACE.db -o APP.profile [--measured REPLAY.db]\n"
+    "                    [--comm-cpu-share S] [-q]\n"
     "\n"
     "Reads a merged tnbc trace database and writes the profile the replay\n"
     "runtime reads: per call site the receive order and its agreement, the\n"
@@ -20,6 +22,11 @@ static const char usage[] =
     "            a merged replay summary of a run with this trace's profile\n"
     "            (tnbc run --summary, tnbc merge): a site that is on but was\n"
     "            not faster there than traced is turned off\n"
+    "  --comm-cpu-share S\n"
+    "            share of a CPU (0 to 0.9) that communication in flight takes\n"
+    "            from the program it overlaps, as measured on the cluster the\n"
+    "            profile is for (docs/analyzer.md); every predicted saving\n"
+    "            shrinks by it. Default 0: the network moves the bytes\n"
     "  -q        do not print the per-site summary\n"
     "  -h, --help  this text\n"
     "\n"
@@ -56,10 +63,24 @@ static int check_measured(struct tnbc_profile *p, struct an_trace *t, const char
     return rc;
 }
 
+static int parse_share(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= 0 && v <= 0.9)) {
+        fprintf(stderr, "tnbc-analyze: --comm-cpu-share '%s' is not a number in [0, 0.9]\n", s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *measured = NULL;
     int quiet = 0;
+    double share = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(usage, stdout);
@@ -68,6 +89,9 @@ int main(int argc, char **argv)
             out = argv[++i];
         } else if (!strcmp(argv[i], "--measured") && i + 1 < argc) {
             measured = argv[++i];
+        } else if (!strcmp(argv[i], "--comm-cpu-share") && i + 1 < argc) {
+            if (parse_share(argv[++i], &share) < 0)
+                return 2;
         } else if (!strcmp(argv[i], "-q")) {
             quiet = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -93,6 +117,7 @@ int main(int argc, char **argv)
         return 1;
     }
     warn_unfinished(&t);
+    t.comm_cpu_share = share;
     struct tnbc_profile *p = calloc(1, sizeof *p);
     int rc = p ? an_analyze(&t, p, err, sizeof err) : -1;
     if (rc == 0 && measured)

@@ -12,6 +12,8 @@
  * also gets the overlap its own rank can get (an_call_own_overlap), and
  * the predicted saving is the smaller of the formula and the slowest
  * rank's (median over its calls): the iteration waits for that rank.
+ * Last, the saving shrinks by the CPU share that communication in flight
+ * takes from the program it overlaps (an_trace.comm_cpu_share).
  */
 #include "analyzer.h"
 
@@ -238,10 +240,13 @@ int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc
                                  an_median(rc, n), an_median(ti, n)};
         an_model_eval(&in, s->site_calls, m);
         double slowest = slowest_rank_overlap(s, v);
-        if (!isnan(slowest) && slowest < m->saving_call_ns) {
+        if (!isnan(slowest) && slowest < m->saving_call_ns)
             m->saving_call_ns = slowest;
-            m->saving_run_ns = slowest * (double)s->site_calls;
-        }
+        /* While it overlaps the program, the communication's own CPU work
+         * (the kernel's TCP, the progress) runs on the program's CPU and
+         * stretches the overlapped work by that share. */
+        m->saving_call_ns *= 1.0 - t->comm_cpu_share;
+        m->saving_run_ns = m->saving_call_ns * (double)s->site_calls;
     } else {
         *m = (struct tnbc_model){.regime = '-'};
     }

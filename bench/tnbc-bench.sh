@@ -13,6 +13,6 @@ export BENCH_RATE=${BENCH_RATE:-200mbit}
 T=$PWD/scripts/tnbc
 bench/bench-apps.sh --modes plain,ialltoall,trace,tuned \
     --mode trace="$T trace -o {out}/{app}.db --" --mode-reps trace=1 \
-    --after trace="$T analyze {out}/{app}.db -o {out}/{app}.profile" \
+    --after trace="$T analyze {out}/{app}.db -o {out}/{app}.profile --comm-cpu-share {share}" \
     --mode tuned="$T run -p {out}/{app}.profile --summary {out}/{app}-replay-{rep}.d --" "$@" || exit 1
 /usr/bin/python3 bench/tnbc-compare "${BUILD:-build}/bench/apps/latest"

@@ -70,6 +70,7 @@ rm -rf "$out"; mkdir -p "$out"
 cat >"$out/apps.conf" <<'CONF'
 # small sizes; {T*x} scales with the calibrated Tcomm
 @calibrate | microbench | --block 65536 --iters 2
+@calibrate-share | microbench | --block 65536 --iters 2 --variant ialltoall --tcurc-us {T*2} --crc-us 0
 micro-a | microbench | --block 65536 --iters 2 --tcurc-us {T*1.5} --crc-us {T*0.2} | ialltoall=--variant ialltoall
 bcast   | bcastread  | --bytes 65536 --iters 2 --crc-us {T*2}  | ialltoall=--variant ibcast
 isort   | isort      | --keys 1000 --maxkey 1024 --iters 2
@@ -77,7 +78,7 @@ CONF
 t_run "run-apps plain/ialltoall/prefix mode" bench/run-apps --local --np 2 --reps 2 --out "$out" \
     --config "$out/apps.conf" --timeout 60 \
     --modes plain,ialltoall,wrapped --mode wrapped='env BENCH_WRAPPED={app}.{rep}' \
-    --mode-reps wrapped=1 --after wrapped="touch $out/after.{app}"
+    --mode-reps wrapped=1 --after wrapped="echo {share} > $out/after.{app}"
 t_run "run-apps wrote runs and summary" bash -c '
     out=$0
     [[ $(grep -c ",ok," "$out/runs.csv") -eq 13 ]] || { cat "$out/runs.csv"; exit 1; }
@@ -85,7 +86,14 @@ t_run "run-apps wrote runs and summary" bash -c '
     grep -q "^isort,plain,2,2," "$out/summary.csv" && ! grep -q "^isort,ialltoall" "$out/summary.csv" &&
     grep -q "env BENCH_WRAPPED=micro-a.0 mpirun" "$out/runs.csv" &&
     [[ -e $out/after.micro-a && -e $out/after.bcast && -e $out/after.isort ]] &&
-    /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d[\"meta\"][\"tcomm_us\"] > 0" "$out/summary.json"' "$out"
+    /usr/bin/python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+share = d[\"meta\"][\"comm_cpu_share\"]
+assert d[\"meta\"][\"tcomm_us\"] > 0 and 0 <= share <= 0.9, d[\"meta\"]
+# the --after hook got the calibrated share through {share}
+assert float(open(sys.argv[2]).read()) == round(share, 3), open(sys.argv[2]).read()
+" "$out/summary.json" "$out/after.isort"' "$out"
 t_expect_fail "run-apps unknown mode" bench/run-apps --local --modes plain,nosuch --apps micro-a
 t_expect_fail "run-apps failing run is reported" bench/run-apps --local --np 2 --reps 1 --apps isort \
     --config "$out/apps.conf" --out "$T_LOGDIR/driver-fail" --modes plain,broken --mode broken='false'

@@ -55,9 +55,9 @@ def db(name):
     return os.path.join(TMP, name + ".db")
 
 
-def analyze(path, expect_rc=0):
-    out = path.replace(".db", ".profile")
-    r = subprocess.run([ANALYZE, path, "-o", out, "-q"], capture_output=True, text=True,
+def analyze(path, expect_rc=0, extra=(), out=None):
+    out = out or path.replace(".db", ".profile")
+    r = subprocess.run([ANALYZE, path, "-o", out, "-q", *extra], capture_output=True, text=True,
                        timeout=60)
     if r.returncode != expect_rc:
         raise Fail(f"tnbc-analyze exit {r.returncode} (want {expect_rc}): {r.stderr}")
@@ -251,6 +251,34 @@ def test_decision_min_gain():
     close(s["model"]["saving_call_ns"], 115_000 - 115_000 * 32768 / MB - TINIT, rel=1e-6,
           what="slowest rank's saving")
     check(not s["on"] and "below 2% of Tcomm" in s["reason"], s["reason"])
+
+
+def test_comm_cpu_share():
+    # The same regime-a trace with a quarter of the CPU taken by the
+    # communication in flight: the formula's Toverlap stands, the saving
+    # (per call and per run) is three quarters of it, and the reason says why.
+    regime_trace("share", 1_500_000, 100_000)
+    m0 = site_of(report.read_profile(db("share").replace(".db", ".profile")), "alltoall")
+    s = site_of(analyze(db("share"), extra=("--comm-cpu-share", "0.25"),
+                        out=db("share-25").replace(".db", ".profile")), "alltoall")
+    close(s["model"]["toverlap_ns"], m0["model"]["toverlap_ns"], what="Toverlap unchanged")
+    close(s["model"]["saving_call_ns"], 0.75 * m0["model"]["saving_call_ns"], rel=1e-6,
+          what="saving per call after the CPU share")
+    close(s["model"]["saving_run_ns"], 0.75 * m0["model"]["saving_run_ns"], rel=1e-6,
+          what="saving per run after the CPU share")
+    check(s["on"] and "after the 25% CPU share" in s["reason"], s["reason"])
+    # A share that leaves less than 2% of Tcomm turns a site off: the slowest
+    # rank hides 150 - 4.7 (one piece) - 100 (Tinit) = 45.3 us, 4.5% of Tcomm.
+    s = regime_trace("share-gain", 0, 150_000)
+    check(s["on"], s["reason"])
+    s = site_of(analyze(db("share-gain"), extra=("--comm-cpu-share", "0.9"),
+                        out=db("share-90").replace(".db", ".profile")), "alltoall")
+    close(s["model"]["saving_call_ns"], 0.1 * (150_000 - 150_000 * 32768 / MB - TINIT),
+          rel=1e-6, what="a tenth of the slowest rank's saving")
+    check(not s["on"] and "below 2% of Tcomm" in s["reason"], s["reason"])
+    for bad in ("1", "-0.1", "nan", "0.2x", ""):
+        r = analyze(db("share"), expect_rc=2, extra=("--comm-cpu-share", bad))
+        check("not a number in [0, 0.9]" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
 
 
 def test_regime_d_curc_slow_crc():
