@@ -161,7 +161,10 @@ static void complete(struct nbop *op)
 void progress_urgent(int delta) { atomic_fetch_add(&P.urgent, delta); }
 
 /* Back-off between polls: doubling up to max_sleep_us, or the shortest
- * while the program is blocked on data. */
+ * while the program is blocked on data. Every poll wakes this thread on
+ * the program's CPU, so the ladder restarts not at 1 us but at a quarter
+ * of the last gap between completions (restart_us): pieces that arrive
+ * every 600 us are then found with about 3 polls instead of 10. */
 static void nap(long *us)
 {
     if (atomic_load(&P.urgent) > 0) {
@@ -175,10 +178,25 @@ static void nap(long *us)
         *us = *us * 2 < P.max_sleep_us ? *us * 2 : P.max_sleep_us;
 }
 
+static long now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000L + ts.tv_nsec / 1000;
+}
+
+/* Where the back-off restarts after a completion that came `gap_us` after
+ * the one before. */
+static long restart_us(long gap_us)
+{
+    long us = gap_us / 4;
+    return us < 1 ? 1 : us > P.max_sleep_us ? P.max_sleep_us : us;
+}
+
 static void *progress_main(void *unused)
 {
     struct nbop *active = NULL, **tail = &active;
-    long backoff = 1;
+    long backoff = 1, last = now_us();
     (void)unused;
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);   /* sleep 1 us past the back-off, not 50 */
     for (;;) {
@@ -211,9 +229,11 @@ static void *progress_main(void *unused)
                 pp = &op->next;
             }
         }
-        if (progressed)
-            backoff = 1;
-        else
+        if (progressed) {
+            long t = now_us();
+            backoff = restart_us(t - last);
+            last = t;
+        } else
             nap(&backoff);
     }
 }
