@@ -130,9 +130,11 @@ void an_call_terms(const struct an_call *c, const struct an_sub *subs, int n,
 /* The overlap the call's own rank can get, block by block: its local block
  * is there at once, the remote ones arrive in its read order at the rate
  * the wire gave them in the trace, and each read block takes bytes/RCRC.
- * Per-source operations only (NAN for chunked ones). */
+ * Until Tcomm the program's work runs at 1 - `share` of its speed (the
+ * CPU the communication takes). Per-source operations only (NAN for
+ * chunked ones). */
 double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, int n,
-                           const struct an_rank *r);
+                           const struct an_rank *r, double share);
 struct an_model_in {
     double tcomm_ns, dcomm, tcurc_ns, rcrc, tinit_ns;
 };

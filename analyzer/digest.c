@@ -58,7 +58,7 @@ int an_call_digest(const struct an_trace *t, struct an_call *c, struct an_sub *s
 {
     c->nrecv = n;
     an_call_terms(c, subs, n, &t->ranks[c->rank], &c->tcurc_ns, &c->rcrc, &c->tinit_ns);
-    c->own_ns = an_call_own_overlap(c, subs, n, &t->ranks[c->rank]);
+    c->own_ns = an_call_own_overlap(c, subs, n, &t->ranks[c->rank], t->comm_cpu_share);
     if (digest_order(c, subs, n) < 0)
         return -1;
     return digest_sizes(c, subs, n);

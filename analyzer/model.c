@@ -12,8 +12,10 @@
  * also gets the overlap its own rank can get (an_call_own_overlap), and
  * the predicted saving is the smaller of the formula and the slowest
  * rank's (median over its calls): the iteration waits for that rank.
- * Last, the saving shrinks by the CPU share that communication in flight
- * takes from the program it overlaps (an_trace.comm_cpu_share).
+ * Both count the CPU share that communication in flight takes from the
+ * program it overlaps (an_trace.comm_cpu_share): the formula's overlap
+ * shrinks by it, and the per-rank play-out slows the program's work by it
+ * until Tcomm.
  */
 #include "analyzer.h"
 
@@ -140,30 +142,46 @@ static double read_ns(int64_t bytes, double rcrc)
     return isinf(rcrc) || rcrc <= 0 ? 0 : (double)bytes / rcrc * 1e9;
 }
 
+/* When `work` ns of the program's work started at `start` (from return)
+ * ends: until `tcomm` the communication in flight takes the CPU share
+ * `share`, so the work runs at 1 - share of its speed. Work that waits for
+ * data anyway loses nothing to it; work on the critical path does. */
+static double work_end(double start, double work, double tcomm, double share)
+{
+    if (start >= tcomm || share <= 0)
+        return start + work;
+    double before = (tcomm - start) * (1 - share); /* work done by tcomm */
+    return work <= before ? start + work / (1 - share) : tcomm + (work - before);
+}
+
 /* Walks the touched blocks in read order: the local block is ready at
  * once, a remote one is read as it streams in (at worst one piece behind
  * its last byte's arrival). Returns when the reading ends, from return. */
 static double own_reads_end(const struct an_call *c, const struct an_sub **t, int k,
-                            double remote_rate)
+                            double remote_rate, double tcomm, double share)
 {
-    double now = isinf(c->tcurc_ns) ? 0 : c->tcurc_ns, arrived = 0;
+    double now = work_end(0, isinf(c->tcurc_ns) ? 0 : c->tcurc_ns, tcomm, share), arrived = 0;
     for (int i = 0; i < k; i++) {
         double rd = read_ns(t[i]->bytes, c->rcrc);
         if (t[i]->idx == c->comm_rank) {
-            now += rd;
+            now = work_end(now, rd, tcomm, share);
             continue;
         }
         arrived += (double)t[i]->bytes / remote_rate * 1e9;
         int64_t piece = t[i]->bytes < PIECES_DEFAULT_BYTES ? t[i]->bytes : PIECES_DEFAULT_BYTES;
-        now = fmax(now + rd, arrived + read_ns(piece, c->rcrc));
+        now = fmax(work_end(now, rd, tcomm, share),
+                   work_end(arrived, read_ns(piece, c->rcrc), tcomm, share));
     }
     return now;
 }
 
 double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, int n,
-                           const struct an_rank *r)
+                           const struct an_rank *r, double share)
 {
-    double tcomm = call_tcomm(c, r), cap = tcomm - c->tinit_ns;
+    double tcomm = call_tcomm(c, r);
+    /* All the program's work runs under the communication: it hides
+     * Tcomm less the CPU the communication takes, less Tinit. */
+    double cap = tcomm * (1 - share) - c->tinit_ns;
     int64_t remote = 0;
     if (c->chunks > 0 || n <= 0 || tcomm <= 0)
         return NAN;
@@ -184,7 +202,7 @@ double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, i
             plain_reads += read_ns(subs[i].bytes, c->rcrc);
         }
     qsort(t, (size_t)k, sizeof *t, an_sub_by_ord);
-    double end = own_reads_end(c, t, k, (double)remote / (tcomm * 1e-9));
+    double end = own_reads_end(c, t, k, (double)remote / (tcomm * 1e-9), tcomm, share);
     free(t);
     double own = fmin(tcomm + plain_reads - end - c->tinit_ns, cap);
     return own > 0 ? own : 0;
@@ -239,13 +257,15 @@ int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc
         struct an_model_in in = {an_median(tc, n), an_median(dc, n), an_median(cu, n),
                                  an_median(rc, n), an_median(ti, n)};
         an_model_eval(&in, s->site_calls, m);
+        /* While it overlaps the program, the communication's own CPU work
+         * (the kernel's TCP, the progress) runs on the program's CPU and
+         * stretches the overlapped work by that share: the formula's
+         * overlap shrinks by it; the slowest rank's was played out with
+         * it, where work that waits for data anyway loses nothing. */
+        m->saving_call_ns *= 1.0 - t->comm_cpu_share;
         double slowest = slowest_rank_overlap(s, v);
         if (!isnan(slowest) && slowest < m->saving_call_ns)
             m->saving_call_ns = slowest;
-        /* While it overlaps the program, the communication's own CPU work
-         * (the kernel's TCP, the progress) runs on the program's CPU and
-         * stretches the overlapped work by that share. */
-        m->saving_call_ns *= 1.0 - t->comm_cpu_share;
         m->saving_run_ns = m->saving_call_ns * (double)s->site_calls;
     } else {
         *m = (struct tnbc_model){.regime = '-'};
