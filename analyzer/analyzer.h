@@ -131,8 +131,9 @@ void an_call_terms(const struct an_call *c, const struct an_sub *subs, int n,
  * is there at once, the remote ones arrive in its read order at the rate
  * the wire gave them in the trace, and each read block takes bytes/RCRC.
  * Until Tcomm the program's work runs at 1 - `share` of its speed (the
- * CPU the communication takes). Per-source operations only (NAN for
- * chunked ones). */
+ * CPU the communication takes). Chunked operations: every chunk comes
+ * over the wire, in read order, and is read once it has landed whole.
+ * NAN when the call received nothing. */
 double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, int n,
                            const struct an_rank *r, double share);
 struct an_model_in {

@@ -64,7 +64,7 @@ void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inco
 {
     char cpu[64] = "";
     if (comm_cpu_share > 0)
-        snprintf(cpu, sizeof cpu, " (after the %.0f%% CPU share of communication)",
+        snprintf(cpu, sizeof cpu, " (counting the %.0f%% CPU share of communication)",
                  100 * comm_cpu_share);
     const struct tnbc_model *m = &ps->model;
     ps->on = 0;
@@ -86,8 +86,8 @@ void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inco
                                     m->tcurc_ns / 1e3);
     } else if (m->saving_call_ns <= 0) {
         ps->reason = reason_fmt("no predicted overlap for the slowest rank (the formula "
-                                "gives %.1f us, but that rank reads a remote block at once "
-                                "and its own block after it)", m->toverlap_ns / 1e3);
+                                "gives %.1f us, but that rank waits for the data it reads "
+                                "first and has little to do after it)", m->toverlap_ns / 1e3);
     } else if (m->saving_call_ns < AN_MIN_GAIN * m->tcomm_ns) {
         /* The early return has costs the model does not count (the progress
          * thread's CPU, the landing copy, the agreement), and a run's noise

@@ -8,8 +8,9 @@
  *
  * The formula treats the call's data as one stream. With few ranks it is
  * not: a rank's own block is there at once, and a rank that reads a remote
- * block first waits for it whatever the others do. So each per-source call
- * also gets the overlap its own rank can get (an_call_own_overlap), and
+ * block first waits for it whatever the others do; a chunk is read only
+ * once it has landed whole. So each call also gets the overlap its own
+ * rank can get (an_call_own_overlap), and
  * the predicted saving is the smaller of the formula and the slowest
  * rank's (median over its calls): the iteration waits for that rank.
  * Both count the CPU share that communication in flight takes from the
@@ -154,20 +155,26 @@ static double work_end(double start, double work, double tcomm, double share)
     return work <= before ? start + work / (1 - share) : tcomm + (work - before);
 }
 
-/* Walks the touched blocks in read order: the local block is ready at
- * once, a remote one is read as it streams in (at worst one piece behind
- * its last byte's arrival). Returns when the reading ends, from return. */
+/* Walks the touched sub-messages in read order, as they arrive in that
+ * order at `rate`. Per-source: the local block is ready at once, a remote
+ * one is read as it streams in (at worst one piece behind its last byte's
+ * arrival). Chunked: a chunk is read once it has landed whole. Returns
+ * when the reading ends, from return. */
 static double own_reads_end(const struct an_call *c, const struct an_sub **t, int k,
-                            double remote_rate, double tcomm, double share)
+                            double rate, double tcomm, double share)
 {
     double now = work_end(0, isinf(c->tcurc_ns) ? 0 : c->tcurc_ns, tcomm, share), arrived = 0;
     for (int i = 0; i < k; i++) {
         double rd = read_ns(t[i]->bytes, c->rcrc);
-        if (t[i]->idx == c->comm_rank) {
+        if (c->chunks == 0 && t[i]->idx == c->comm_rank) {
             now = work_end(now, rd, tcomm, share);
             continue;
         }
-        arrived += (double)t[i]->bytes / remote_rate * 1e9;
+        arrived += (double)t[i]->bytes / rate * 1e9;
+        if (c->chunks > 0) {
+            now = work_end(fmax(now, arrived), rd, tcomm, share);
+            continue;
+        }
         int64_t piece = t[i]->bytes < PIECES_DEFAULT_BYTES ? t[i]->bytes : PIECES_DEFAULT_BYTES;
         now = fmax(work_end(now, rd, tcomm, share),
                    work_end(arrived, read_ns(piece, c->rcrc), tcomm, share));
@@ -183,12 +190,12 @@ double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, i
      * Tcomm less the CPU the communication takes, less Tinit. */
     double cap = tcomm * (1 - share) - c->tinit_ns;
     int64_t remote = 0;
-    if (c->chunks > 0 || n <= 0 || tcomm <= 0)
+    if (n <= 0 || tcomm <= 0)
         return NAN;
     if (isinf(c->tcurc_ns))
         return cap > 0 ? cap : 0;          /* never read: as the formula */
-    for (int i = 0; i < n; i++)
-        remote += subs[i].idx != c->comm_rank ? subs[i].bytes : 0;
+    for (int i = 0; i < n; i++)            /* every chunk comes over the wire */
+        remote += c->chunks > 0 || subs[i].idx != c->comm_rank ? subs[i].bytes : 0;
     if (remote == 0)
         return cap > 0 ? cap : 0;          /* nothing to wait for */
     const struct an_sub **t = malloc((size_t)n * sizeof *t);

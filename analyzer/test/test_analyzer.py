@@ -266,7 +266,7 @@ def test_comm_cpu_share():
           what="saving per call after the CPU share")
     close(s["model"]["saving_run_ns"], 50 * (0.75 * TCOMM - TINIT), rel=1e-6,
           what="saving per run after the CPU share")
-    check(s["on"] and "after the 25% CPU share" in s["reason"], s["reason"])
+    check(s["on"] and "counting the 25% CPU share" in s["reason"], s["reason"])
     # Work that waits for data anyway loses nothing: each block read in
     # 150 us, the slowest rank (remote block first) waits for it and hides
     # 150 - 4.7 (one piece) - 100 (Tinit) = 45.3 us with or without a share.
@@ -401,6 +401,20 @@ def test_bcast_chunks_order():
     check(s["recv_prio"] == {"*": [3, 1, 2, 0]} and s["send_prio"] == {"*": [3, 1, 2, 0]},
           (s["recv_prio"], s["send_prio"]))
     check(s["samples"] == 6, s["samples"])
+
+
+def test_bcast_chunks_play_out():
+    # 1 MB in 4 chunks of 256 KB, read 3, 1, 2, 0, each in 100 us from the
+    # first touch at return. A non-root rank can read a chunk only once it
+    # has landed whole: chunks land every 250 us (Tcomm 1 ms), so the reads
+    # end at 250+100, 500+100, 750+100, 1000+100 us; plain ends at
+    # 1000 + 400 us. It hides 300 us - Tinit (the last chunk's read cannot
+    # be hidden); the formula says 400 us - as much as all the reads.
+    s = chunked_trace("bcast-play", MB, [3, 1, 2, 0])
+    m = s["model"]
+    close(m["toverlap_ns"], min(TCOMM - m["tinit_ns"], 400_000), rel=1e-6, what="eq. 3")
+    close(m["saving_call_ns"], 300_000 - m["tinit_ns"], rel=1e-6, what="chunk play-out")
+    check(s["on"], s["reason"])
 
 
 def test_allreduce_fewer_chunks_when_small():
