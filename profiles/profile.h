@@ -37,7 +37,7 @@ struct tnbc_model {
     double rcrc;          /* rate the code consumes received data (median) */
     double tinit_ns;      /* early-return cost: copy + guard + faults + edges */
     double toverlap_ns;   /* min(tcomm - tinit, tcurc + tcomm*rcomm/rcrc), >= 0 */
-    double saving_call_ns;/* predicted saving per call: toverlap, or less for the slowest rank */
+    double saving_call_ns;/* predicted saving per call: toverlap, or less (slowest rank, CPU share) */
     double saving_run_ns; /* per call times the site's calls per rank */
     char regime;          /* 'a'..'e' as in the design's Figure 1 */
 };
