@@ -29,12 +29,13 @@
 #                         (for partial runs that must not replace the docs)
 #   PDBP_BENCH_CLUSTER    name of the cluster brought up here (1-8 of [a-z0-9]),
 #                         default "pdb" + the script's pid
-#   PDBP_BENCH_YIELD      Open MPI's mpi_yield_when_idle for the cluster runs:
-#                         default 1 when the cluster has more nodes than the
-#                         machine has CPUs (nodes then share a CPU, and ranks
-#                         busy-polling in MPI calls on one CPU see each other's
-#                         messages a scheduler tick late: a 3-rank barrier
-#                         took 5-8 ms instead of 0.1-1), else Open MPI's default
+#   PDBP_BENCH_YIELD      Open MPI's mpi_yield_when_idle for the cluster runs;
+#                         default "auto": 1 for a run on more nodes than the
+#                         machine has CPUs (the cluster then puts two nodes on
+#                         one CPU, and their ranks, busy-polling in MPI calls,
+#                         see each other's messages a scheduler tick late: a
+#                         3-rank barrier took 5-8 ms instead of 0.1-1), else
+#                         Open MPI's default (PDBP and MPI_Alltoall alike)
 #   PDBP_BENCH_TCP_CC     TCP congestion control set in the cluster's node
 #                         namespaces (e.g. reno); default: leave the nodes'
 #                         own (inherited from this machine). See docs/pdbp.md
@@ -84,7 +85,7 @@ if [[ " $TRANSPORTS " == *" cluster "* ]]; then
             fi
             CC=$(ip netns exec "$(awk 'NR == 1 { print $2 }' "$TNBC_CLUSTER_DIR/$CLN/nodes")" \
                  sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null)
-            YIELD=${PDBP_BENCH_YIELD-$( (( NODES > $(nproc) )) && echo 1)}
+            YIELD=${PDBP_BENCH_YIELD-auto}
             r=${RATE,,}
             case $r in *gbit) LINK=$(( ${r%gbit} * 1000 )) ;; *mbit) LINK=${r%mbit} ;;
                        *kbit) LINK=$(/usr/bin/python3 -c "print(${r%kbit}/1000)") ;; esac
@@ -114,7 +115,9 @@ run() { # TRANSPORT NP ARGS...
     (
         if [[ $pre == cluster ]]; then
             . "$TNBC_CLUSTER_DIR/$CLN/env"
-            [[ -n $YIELD ]] && export OMPI_MCA_mpi_yield_when_idle=$YIELD
+            local y=$YIELD
+            [[ $y == auto ]] && { y=""; (( np > $(nproc) )) && y=1; }
+            [[ -n $y ]] && export OMPI_MCA_mpi_yield_when_idle=$y
         fi
         timeout -k 5 600 mpirun -np "$np" "${args[@]}" $EXTRA "$B" "$@"
     ) 2> >(grep -v 'plm:rsh: Warning: setpgid' >&2) | sed "s/^/$pre,$np,/" > "$out/run.tmp" ||
