@@ -111,6 +111,35 @@ static size_t parse_record(const uint8_t *p, size_t n, struct pdbp_record *r,
     return total;
 }
 
+/* One RemoteMsg record (UDataMsg header, route if flagged, data) at p, at
+ * most n bytes available; first: the block's first record, which must carry
+ * a route; otherwise r keeps the previous record's route. Returns its total
+ * size or 0 when malformed. */
+static size_t parse_rrecord(const uint8_t *p, size_t n, int first,
+                            struct pdbp_record *r, const char **why)
+{
+    if (n < PDBP_HDR_LEN) { *why = "truncated record"; return 0; }
+    if (p[0] != PDBP_MAGIC) { *why = "bad magic in record"; return 0; }
+    if (p[1] != PDBP_VERSION) { *why = "unsupported version in record"; return 0; }
+    if (p[2] != PDBP_UDATAMSG) { *why = "record does not hold a UDataMsg"; return 0; }
+    if (p[3] & ~PDBP_F_ROUTE) { *why = "unknown flags in record"; return 0; }
+    size_t hl = PDBP_HDR_LEN + (p[3] & PDBP_F_ROUTE ? PDBP_ROUTE_LEN : 0);
+    if (n < hl) { *why = "truncated record"; return 0; }
+    uint32_t bl = get32(p + 4);
+    if (bl > n - hl) { *why = "record length beyond the block"; return 0; }
+    if (p[3] & PDBP_F_ROUTE) {
+        r->src = (int32_t)get32(p + PDBP_HDR_LEN);
+        r->dst = (int32_t)get32(p + PDBP_HDR_LEN + 4);
+        if (r->src < 0 || r->dst < 0) { *why = "negative GP id in route"; return 0; }
+    } else if (first) {
+        *why = "first record has no route";
+        return 0;
+    }
+    r->data = p + hl;
+    r->len = bl;
+    return hl + bl;
+}
+
 static int parse_remote(const uint8_t *b, uint32_t bl, struct pdbp_msg *m,
                         const char **why)
 {
@@ -123,8 +152,8 @@ static int parse_remote(const uint8_t *b, uint32_t bl, struct pdbp_msg *m,
     uint32_t off = 0, k = 0;
     struct pdbp_record r;
     while (off < m->u.remote.recs_len) {
-        size_t sz = parse_record(m->u.remote.recs + off,
-                                 m->u.remote.recs_len - off, &r, why);
+        size_t sz = parse_rrecord(m->u.remote.recs + off,
+                                  m->u.remote.recs_len - off, off == 0, &r, why);
         if (!sz)
             return -1;
         off += sz;
@@ -229,8 +258,8 @@ int pdbp_remote_next(const struct pdbp_msg *m, uint32_t *off,
     const char *why;
     if (m->type != PDBP_REMOTEMSG || *off >= m->u.remote.recs_len)
         return 0;
-    size_t sz = parse_record(m->u.remote.recs + *off,
-                             m->u.remote.recs_len - *off, r, &why);
+    size_t sz = parse_rrecord(m->u.remote.recs + *off,
+                              m->u.remote.recs_len - *off, *off == 0, r, &why);
     if (!sz)
         return 0;
     *off += sz;
@@ -313,16 +342,24 @@ size_t pdbp_remote_begin(uint8_t *blk, uint16_t host, uint32_t seq)
 size_t pdbp_remote_append(uint8_t *blk, size_t used, int32_t src, int32_t dst,
                           const void *data, uint32_t len)
 {
-    return used + put_record(blk + used, src, dst, data, len);
+    size_t end = pdbp_remote_record(blk, used, src, dst, len, 1);
+    if (len)
+        memcpy(blk + end - len, data, len);
+    return end;
 }
 
 size_t pdbp_remote_record(uint8_t *blk, size_t used, int32_t src, int32_t dst,
-                          uint32_t len)
+                          uint32_t len, int with_route)
 {
-    put32(blk + used, (uint32_t)src);
-    put32(blk + used + 4, (uint32_t)dst);
-    put_hdr(blk + used + PDBP_ROUTE_LEN, PDBP_UDATAMSG, len);
-    return used + PDBP_REC_OVERHEAD + (size_t)len;
+    put_hdr(blk + used, PDBP_UDATAMSG, len);
+    used += PDBP_HDR_LEN;
+    if (with_route) {
+        blk[used - PDBP_HDR_LEN + 3] = PDBP_F_ROUTE;
+        put32(blk + used, (uint32_t)src);
+        put32(blk + used + 4, (uint32_t)dst);
+        used += PDBP_ROUTE_LEN;
+    }
+    return used + (size_t)len;
 }
 
 void pdbp_remote_end(uint8_t *blk, size_t used, uint16_t nrec)

@@ -19,11 +19,15 @@
 #include <stdint.h>
 
 #define PDBP_MAGIC    0xD8
-#define PDBP_VERSION  1
+#define PDBP_VERSION  2            /* 2: RemoteMsg records header first, route only when it changes */
 #define PDBP_HDR_LEN  8
 #define PDBP_ROUTE_LEN 8            /* i32 src gp, i32 dst gp */
 /* bytes a record adds to its payload inside a RemoteMsg */
-#define PDBP_REC_OVERHEAD (PDBP_ROUTE_LEN + PDBP_HDR_LEN)
+#define PDBP_REC_OVERHEAD (PDBP_ROUTE_LEN + PDBP_HDR_LEN)  /* most a record adds */
+/* A RemoteMsg record is a UDataMsg header, then (flag PDBP_F_ROUTE) its
+ * route, then the user's bytes; a record without the flag has the route of
+ * the record before it in the block (the first one must carry one). */
+#define PDBP_F_ROUTE   0x01
 #define PDBP_REMOTE_FIXED 8         /* u16 src host, u16 nrec, u32 seq */
 #define PDBP_CTRL_MAX  128          /* no control message is longer */
 
@@ -109,6 +113,9 @@ int pdbp_msg_parse(const void *buf, size_t n, struct pdbp_msg *m,
 
 /* Iterate the records of a parsed RemoteMsg: *off starts at 0. Returns 1 and
  * fills *r, 0 at the end. The records were validated by pdbp_msg_parse. */
+/* The record of a parsed RemoteMsg at *off (start with 0) into r, *off past
+ * it; 0 at the end. Pass the same r each time: a record without a route of
+ * its own keeps the one r holds from the record before. */
 int pdbp_remote_next(const struct pdbp_msg *m, uint32_t *off,
                      struct pdbp_record *r);
 
@@ -128,10 +135,12 @@ size_t pdbp_remote_begin(uint8_t *blk, uint16_t host, uint32_t seq);
 size_t pdbp_remote_append(uint8_t *blk, size_t used, int32_t src, int32_t dst,
                           const void *data, uint32_t len);
 void pdbp_remote_end(uint8_t *blk, size_t used, uint16_t nrec);
-/* Like append, but writes only the record's route and header: its len data
- * bytes go to blk + used + PDBP_REC_OVERHEAD, copied by the caller later. */
+/* Like append, but writes only the record's header and (with_route) route;
+ * returns the new fill: its len data bytes go to blk + that - len, copied
+ * by the caller later. Without with_route the record has the route of the
+ * record before it in the block (never for the first). */
 size_t pdbp_remote_record(uint8_t *blk, size_t used, int32_t src, int32_t dst,
-                          uint32_t len);
+                          uint32_t len, int with_route);
 
 const char *pdbp_mtype_name(int type);
 

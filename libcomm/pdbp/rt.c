@@ -56,6 +56,8 @@ static int pools_up(void)
     rt->sm = calloc(n, sizeof(*rt->sm));
     rt->rm = calloc(n, sizeof(*rt->rm));
     rt->open = malloc(n * sizeof(*rt->open));
+    rt->last_src = calloc(n, sizeof(*rt->last_src));
+    rt->last_dst = calloc(n, sizeof(*rt->last_dst));
     rt->credits = calloc(n, sizeof(*rt->credits));
     rt->seq = calloc(n, sizeof(*rt->seq));
     rt->row_busy = calloc(n, 1);
@@ -64,7 +66,7 @@ static int pools_up(void)
     rt->pfill_t = calloc(n, sizeof(*rt->pfill_t));
     rt->unacked = calloc(n, sizeof(*rt->unacked));
     rt->ack_t = calloc(n, sizeof(*rt->ack_t));
-    if (!rt->sm || !rt->rm || !rt->open || !rt->credits || !rt->seq || !rt->row_busy ||
+    if (!rt->sm || !rt->rm || !rt->open || !rt->last_src || !rt->last_dst || !rt->credits || !rt->seq || !rt->row_busy ||
         !rt->inflight || !rt->pfill || !rt->pfill_t || !rt->unacked || !rt->ack_t)
         return PDBP_E_NOMEM;
     /* host i serves i+1 first, then i+2, ...: see pick_row in xfer.c */
@@ -91,6 +93,7 @@ static void pools_down(void)
         pdbp_row_destroy(&rt->rm[j]);
     }
     free(rt->sm); free(rt->rm); free(rt->open);
+    free(rt->last_src); free(rt->last_dst);
     free(rt->credits); free(rt->seq); free(rt->row_busy);
     free(rt->inflight); free(rt->pfill); free(rt->pfill_t);
     free(rt->unacked); free(rt->ack_t);

@@ -103,6 +103,7 @@ struct pdbp_rt {
     struct pdbp_umb umb;
     struct pdbp_row *sm, *rm; /* [nhosts] send / receive sub-pools */
     int *open;               /* [nhosts] send element being packed, or -1 */
+    pdbp_gp_t *last_src, *last_dst; /* [nhosts] route of the open block's last record */
     uint32_t *credits;       /* [nhosts] receive elements granted by host j */
     uint32_t *seq;           /* [nhosts] blocks sent to host j */
     uint8_t *row_busy;       /* [nhosts] a sender is posting a block of this row */

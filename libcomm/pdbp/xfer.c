@@ -66,8 +66,10 @@ uint8_t *pdbp_reserve_remote(pdbp_gp_t src, pdbp_gp_t dst, uint32_t len,
     struct pdbp_rt *rt = &pdbp_rt;
     int j = GP_HOST(dst);
     struct pdbp_row *r = &rt->sm[j];
-    size_t need = PDBP_REC_OVERHEAD + (size_t)len;
     int o = rt->open[j];
+    /* a record with the route of the one before it in the block omits it */
+    int route = o < 0 || !r->nrec[o] || rt->last_src[j] != src || rt->last_dst[j] != dst;
+    size_t need = PDBP_HDR_LEN + (route ? PDBP_ROUTE_LEN : 0) + (size_t)len;
     if (o < 0 || r->fill[o] + need > rt->cfg.block_size || r->nrec[o] == 65535) {
         seal(j);
         o = pdbp_row_acquire(r, &rt->umb, rt->cfg.threshold);
@@ -77,15 +79,17 @@ uint8_t *pdbp_reserve_remote(pdbp_gp_t src, pdbp_gp_t dst, uint32_t len,
                                                  (uint16_t)rt->host, rt->seq[j]++);
         r->refs[o] = 0;
         rt->open[j] = o;
+        route = 1;
     }
     uint8_t *blk = pdbp_row_block(r, &rt->umb, o);
-    uint32_t at = r->fill[o];
-    r->fill[o] = (uint32_t)pdbp_remote_record(blk, at, src, dst, len);
+    r->fill[o] = (uint32_t)pdbp_remote_record(blk, r->fill[o], src, dst, len, route);
+    rt->last_src[j] = src;
+    rt->last_dst[j] = dst;
     r->nrec[o]++;
     r->refs[o]++;
     rt->st.sent_msgs++;
     *slot = (uint32_t)o;
-    return blk + at + PDBP_REC_OVERHEAD;
+    return blk + r->fill[o] - len;
 }
 
 /* The copy into a reserved record is done (caller holds mu). */

@@ -11,7 +11,10 @@
  *
  * Per-host throughput = bytes one host sends (1toN) or receives (Nto1, NtoN,
  * a2a) divided by the time from a barrier before the first packet to a
- * barrier after the last one arrives. Each point is the mean of REPS runs
+ * barrier after the last one arrives. Every PDBP packet received is checked
+ * inside that time: its length, its source, its sequence number in its
+ * stream (first 8 bytes) and every other byte against the source's pattern;
+ * a wrong one aborts the run. Each point is the mean of REPS runs
  * without the largest and the smallest (the design's method). Rank 0 prints
  * CSV: pattern,packet_bytes,seconds,host_MBps
  * and, for tput, one line per host with the data path's timing counters
@@ -24,6 +27,7 @@
  */
 #include <mpi.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,15 +51,38 @@ struct job {
     int ndst;
     long count;
     size_t size;
-    const unsigned char *buf;
+    unsigned char *buf;      /* this host's pattern; bytes 0-7 get the sequence */
 };
+
+/* Packet contents: byte i of a packet from host h is pattern(h, i), except
+ * bytes 0-7, the packet's sequence number in its stream (little endian). */
+static unsigned char pattern(int h, size_t i)
+{
+    return (unsigned char)(i * 131u + (unsigned)h * 29u + (i >> 8));
+}
+
+static void put_seq(unsigned char *b, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_seq(const unsigned char *b)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)b[i] << (8 * i);
+    return v;
+}
 
 static void *sender(void *arg)
 {
     struct job *j = arg;
-    for (long i = 0; i < j->count; i++)
+    for (long i = 0; i < j->count; i++) {
+        put_seq(j->buf, (uint64_t)i);
         for (int d = 0; d < j->ndst; d++)
             CK(sendData(j->pipe, j->dst[d], j->buf, j->size));
+    }
     CK(pdbp_flush(j->pipe));
     return NULL;
 }
@@ -145,26 +172,55 @@ static void sweep(const char *name, long bytes, int reps, int host_streams,
 
 struct tput_ctx {
     pdbp_pipe_t pipe;
-    pdbp_gp_t *dst;
+    pdbp_gp_t *dst, *all;    /* destinations; every host's GP (all[h]) */
     int nd, ns;
     unsigned char *buf, *rbuf;
+    unsigned char **pat;     /* [nhosts] each host's packet pattern */
+    uint64_t *next;          /* [nhosts] sequence expected next from host h */
     size_t maxs;
 };
+
+/* A received packet is what host src sent as packet seq of its stream to
+ * this host: length, sequence, every byte. Aborts otherwise. */
+static void check_packet(struct tput_ctx *c, pdbp_gp_t src, size_t len, size_t s)
+{
+    int h = 0;
+    while (h < nhosts && c->all[h] != src)
+        h++;
+    const char *why = h == nhosts || h == host ? "unknown source" :
+                      len != s ? "wrong length" :
+                      get_seq(c->rbuf) != c->next[h] ? "out of sequence (lost, doubled or reordered)" :
+                      memcmp(c->rbuf + 8, c->pat[h] + 8, s - 8) ? "corrupted bytes" : NULL;
+    if (why) {
+        fprintf(stderr, "pdbp_bench host %d: packet of %zu bytes from GP %d: %s\n",
+                host, len, (int)src, why);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    c->next[h]++;
+}
 
 static void tput_once(void *arg, size_t s, long count)
 {
     struct tput_ctx *c = arg;
     struct job j = { c->pipe, c->dst, c->nd, count, s, c->buf };
     pthread_t th;
+    memset(c->next, 0, sizeof(*c->next) * (size_t)nhosts);
     if (c->nd)
         pthread_create(&th, NULL, sender, &j);
     for (long i = 0; i < count * c->ns; i++) {
         size_t len;
         pdbp_gp_t src = PDBP_ANY;
         CK(recvData(c->pipe, &src, c->rbuf, c->maxs, &len, 60000));
+        check_packet(c, src, len, s);
     }
     if (c->nd)
         pthread_join(th, NULL);
+    for (int h = 0; h < nhosts; h++)      /* every stream to this host complete */
+        if (h != host && c->next[h] && c->next[h] != (uint64_t)count) {
+            fprintf(stderr, "pdbp_bench host %d: %llu of %ld packets from host %d\n", host,
+                    (unsigned long long)c->next[h], count, h);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
 }
 
 struct a2a_ctx { char *sb, *rb; };
@@ -205,9 +261,23 @@ static void tput(const char *pat, long bytes, int reps)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     unsigned char *buf = malloc(maxs), *rbuf = malloc(maxs);
-    memset(buf, 0x5a, maxs);
-    struct tput_ctx c = { pipe, dst, nd, ns, buf, rbuf, maxs };
+    unsigned char **pt = malloc(sizeof(*pt) * (size_t)nhosts);
+    uint64_t *next = malloc(sizeof(*next) * (size_t)nhosts);
+    if (!buf || !rbuf || !pt || !next)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int h = 0; h < nhosts; h++) {
+        if (!(pt[h] = malloc(maxs)))
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        for (size_t i = 0; i < maxs; i++)
+            pt[h][i] = pattern(h, i);
+    }
+    memcpy(buf, pt[host], maxs);
+    struct tput_ctx c = { pipe, dst, all, nd, ns, buf, rbuf, pt, next, maxs };
     sweep(pat, bytes, reps, nstreams, tput_once, &c, 0, 1);
+    for (int h = 0; h < nhosts; h++)
+        free(pt[h]);
+    free(pt);
+    free(next);
     free(buf);
     free(rbuf);
     CK(prcsFree(me));

@@ -29,6 +29,16 @@
 #                         (for partial runs that must not replace the docs)
 #   PDBP_BENCH_CLUSTER    name of the cluster brought up here (1-8 of [a-z0-9]),
 #                         default "pdb" + the script's pid
+#   PDBP_BENCH_YIELD      Open MPI's mpi_yield_when_idle for the cluster runs;
+#                         default "auto": 1 for a run on more nodes than the
+#                         machine has CPUs (the cluster then puts two nodes on
+#                         one CPU, and their ranks, busy-polling in MPI calls,
+#                         see each other's messages a scheduler tick late: a
+#                         3-rank barrier took 5-8 ms instead of 0.1-1), else
+#                         Open MPI's default (PDBP and MPI_Alltoall alike)
+#   PDBP_BENCH_TCP_CC     TCP congestion control set in the cluster's node
+#                         namespaces (e.g. reno); default: leave the nodes'
+#                         own (inherited from this machine). See docs/pdbp.md
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 : "${BUILD:=build}" "${PY:=/usr/bin/python3}"
@@ -56,7 +66,7 @@ export OMPI_MCA_btl_base_warn_component_unused=0
 export TNBC_PDBP_BLOCK_SIZE=${TNBC_PDBP_BLOCK_SIZE:-1052672}
 export TNBC_PDBP_THREADS=${TNBC_PDBP_THREADS:-1}
 
-cluster_up=0
+cluster_up=0 CC="" YIELD=""
 if [[ " $TRANSPORTS " == *" cluster "* ]]; then
     why=""
     if [[ $(id -u) -ne 0 ]]; then why="not root"
@@ -67,6 +77,15 @@ if [[ " $TRANSPORTS " == *" cluster "* ]]; then
         trap 'exit 130' INT TERM
         if $CL up -n "$NODES" --rate "$RATE" --name "$CLN"; then
             cluster_up=1
+            if [[ -n ${PDBP_BENCH_TCP_CC:-} ]]; then
+                while read -r _ ns _; do
+                    ip netns exec "$ns" sysctl -q -w net.ipv4.tcp_congestion_control="$PDBP_BENCH_TCP_CC" ||
+                        echo "bench-pdbp: cannot set TCP congestion control $PDBP_BENCH_TCP_CC in $ns" >&2
+                done <"$TNBC_CLUSTER_DIR/$CLN/nodes"
+            fi
+            CC=$(ip netns exec "$(awk 'NR == 1 { print $2 }' "$TNBC_CLUSTER_DIR/$CLN/nodes")" \
+                 sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null)
+            YIELD=${PDBP_BENCH_YIELD-auto}
             r=${RATE,,}
             case $r in *gbit) LINK=$(( ${r%gbit} * 1000 )) ;; *mbit) LINK=${r%mbit} ;;
                        *kbit) LINK=$(/usr/bin/python3 -c "print(${r%kbit}/1000)") ;; esac
@@ -94,7 +113,12 @@ run() { # TRANSPORT NP ARGS...
     esac
     # shellcheck disable=SC2086
     (
-        [[ $pre == cluster ]] && . "$TNBC_CLUSTER_DIR/$CLN/env"
+        if [[ $pre == cluster ]]; then
+            . "$TNBC_CLUSTER_DIR/$CLN/env"
+            local y=$YIELD
+            [[ $y == auto ]] && { y=""; (( np > $(nproc) )) && y=1; }
+            [[ -n $y ]] && export OMPI_MCA_mpi_yield_when_idle=$y
+        fi
         timeout -k 5 600 mpirun -np "$np" "${args[@]}" $EXTRA "$B" "$@"
     ) 2> >(grep -v 'plm:rsh: Warning: setpgid' >&2) | sed "s/^/$pre,$np,/" > "$out/run.tmp" ||
         echo "bench-pdbp: run $pre $np $* failed" >&2
@@ -105,7 +129,7 @@ run() { # TRANSPORT NP ARGS...
 
 echo "transport,hosts,pattern,packet_bytes,seconds,host_MBps" >"$out/tput.csv"
 echo "transport,hosts,pattern,packet_bytes,host,seconds,blocks_sent,mean_block_bytes,send_mpi_s,no_credit,blocks_recv,recv_mpi_s,direct_msgs,sent_msgs,waits" >"$out/stats.csv"
-echo "== pdbp throughput: $(date -u '+%F %H:%M UTC'); transports {$TRANSPORTS}${LINK:+, links $RATE}; hosts {$NPS}; $BYTES bytes per stream, $REPS runs per point; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== pdbp throughput: $(date -u '+%F %H:%M UTC'); transports {$TRANSPORTS}${LINK:+, links $RATE}${CC:+, TCP $CC}${YIELD:+, mpi_yield_when_idle $YIELD}; hosts {$NPS}; $BYTES bytes per stream, $REPS runs per point; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for tr in $TRANSPORTS; do
     for np in $NPS; do
         for pat in $PATTERNS; do

@@ -125,7 +125,7 @@ static void rejects_bad(void **st)
     expect_bad(b, 0, "shorter");
     expect_bad(b, 7, "shorter");
     memcpy(c, b, n); c[0] = 0x00; expect_bad(c, n, "magic");
-    memcpy(c, b, n); c[1] = 2; expect_bad(c, n, "version");
+    memcpy(c, b, n); c[1] = PDBP_VERSION + 1; expect_bad(c, n, "version");
     memcpy(c, b, n); c[2] = 99; expect_bad(c, n, "type");
     memcpy(c, b, n); c[3] = 1; expect_bad(c, n, "flags");
     memcpy(c, b, n); c[4] = 200; expect_bad(c, n, "length");
@@ -147,10 +147,46 @@ static void rejects_bad(void **st)
     n = make_remote(b, 2);
     memcpy(c, b, n); c[PDBP_HDR_LEN + 2] = 3; expect_bad(c, n, "count");
     size_t rec0 = PDBP_HDR_LEN + PDBP_REMOTE_FIXED;
-    memcpy(c, b, n); c[rec0 + PDBP_ROUTE_LEN + 4] = 0xff; expect_bad(c, n, NULL);
-    memcpy(c, b, n); c[rec0 + PDBP_ROUTE_LEN + 2] = PDBP_DAMSG; expect_bad(c, n, "UDataMsg");
-    memcpy(c, b, n); c[rec0 + 3] = 0x80; expect_bad(c, n, "negative");
+    memcpy(c, b, n); c[rec0 + 4] = 0xff; expect_bad(c, n, NULL);
+    memcpy(c, b, n); c[rec0 + 2] = PDBP_DAMSG; expect_bad(c, n, "UDataMsg");
+    memcpy(c, b, n); c[rec0 + PDBP_HDR_LEN + 3] = 0x80; expect_bad(c, n, "negative");
+    memcpy(c, b, n); c[rec0 + 3] = 0; expect_bad(c, n, "no route");    /* first record */
+    memcpy(c, b, n); c[rec0 + 3] = 0x03; expect_bad(c, n, "flags");
+    memcpy(c, b, n); c[rec0] = 0x00; expect_bad(c, n, "magic");
     expect_bad(b, n - 3, NULL);                    /* cut in the middle */
+}
+
+/* Records with the route of the record before them carry none: 8 bytes of
+ * overhead instead of 16; a change of route carries it again. */
+static void short_records(void **st)
+{
+    (void)st;
+    uint8_t blk[4096];
+    size_t used = pdbp_remote_begin(blk, 1, 7);
+    static const int32_t src[] = { 0x10001, 0x10001, 0x10001, 0x10002, 0x10002 };
+    static const int32_t dst[] = { 0x20005, 0x20005, 0x20005, 0x20005, 0x20005 };
+    for (int i = 0; i < 5; i++) {
+        int route = i == 0 || src[i] != src[i - 1] || dst[i] != dst[i - 1];
+        size_t end = pdbp_remote_record(blk, used, src[i], dst[i], 3, route);
+        assert_int_equal(end - used, PDBP_HDR_LEN + (route ? PDBP_ROUTE_LEN : 0) + 3);
+        memset(blk + end - 3, '0' + i, 3);
+        used = end;
+    }
+    pdbp_remote_end(blk, used, 5);
+    struct pdbp_msg m;
+    const char *why = NULL;
+    assert_int_equal(pdbp_msg_parse(blk, used, &m, &why), 0);
+    uint32_t off = 0;
+    struct pdbp_record r;
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(pdbp_remote_next(&m, &off, &r), 1);
+        assert_int_equal(r.src, src[i]);
+        assert_int_equal(r.dst, dst[i]);
+        assert_int_equal(r.len, 3);
+        assert_memory_equal(r.data, i == 0 ? "000" : i == 1 ? "111" : i == 2 ? "222" :
+                                    i == 3 ? "333" : "444", 3);
+    }
+    assert_int_equal(pdbp_remote_next(&m, &off, &r), 0);
 }
 
 static uint64_t rng = 88172645463325252ull;
@@ -205,10 +241,19 @@ static void fuzz_random_bytes(void **st)
 static void fuzz_mutations(void **st)
 {
     (void)st;
-    uint8_t base[512];
-    size_t bn = make_remote(base, 4);
+    uint8_t bases[2][512] = { { 0 } };
+    size_t bns[2] = { make_remote(bases[0], 4), 0 };
+    /* the second: records sharing a route (no route of their own) */
+    size_t u = pdbp_remote_begin(bases[1], 1, 9);
+    for (int i = 0; i < 4; i++)
+        u = pdbp_remote_record(bases[1], u, 0x10000, 0x20000 + (i == 3), (uint32_t)(5 + i),
+                               i == 0 || i == 3);
+    pdbp_remote_end(bases[1], u, 4);
+    bns[1] = u;
     int rejected = 0;
     for (int it = 0; it < 100000; it++) {
+        const uint8_t *base = bases[it & 1];
+        size_t bn = bns[it & 1];
         size_t n = bn;
         if (xrand() % 4 == 0)
             n = xrand() % (bn + 8);       /* truncated or padded */
@@ -236,6 +281,7 @@ int main(void)
         cmocka_unit_test(roundtrip_control),
         cmocka_unit_test(roundtrip_data),
         cmocka_unit_test(rejects_bad),
+        cmocka_unit_test(short_records),
         cmocka_unit_test(fuzz_random_bytes),
         cmocka_unit_test(fuzz_mutations),
     };
