@@ -38,6 +38,8 @@ trap cleanup EXIT
 t_expect_fail "up rejects a bad name"   $CL up --name 'Bad_Name'
 t_expect_fail "up rejects a bad rate"   $CL up --name $A --rate fast
 t_expect_fail "up rejects zero nodes"   $CL up --name $A -n 0
+t_expect_fail "up rejects a TCP congestion control the host does not allow" \
+    $CL up --name $A --tcp-cc 'no such'
 t_run "status of a cluster that is not up" bash -c "$CL status --name $A; [[ \$? -eq 3 ]]"
 t_run "down of a cluster that is not up is a no-op" $CL down --name $A
 
@@ -75,6 +77,13 @@ t_run "up 2 nodes at 200mbit" $CL up --name $A -n 2 --rate 200mbit
 t_run "status shows 2 shaped nodes" bash -c "out=\$($CL status --name $A) || exit 1; echo \"\$out\";
     [[ \$(grep -c 'tnbc-$A-n[01] .*rate 200Mbit' <<<\"\$out\") -eq 2 ]]"
 t_expect_fail "up of an existing name refuses" $CL up --name $A
+t_run "the nodes use reno, the host's default untouched" bash -c "
+    host=\$(sysctl -n net.ipv4.tcp_congestion_control)
+    for k in 0 1; do
+        cc=\$(ip netns exec tnbc-$A-n\$k sysctl -n net.ipv4.tcp_congestion_control) || exit 1
+        [[ \$cc == reno ]] || { echo \"node \$k: \$cc\"; exit 1; }
+    done
+    [[ \$(sysctl -n net.ipv4.tcp_congestion_control) == \$host ]]"
 t_run "nodes have own hostnames and reach each other" bash -c "
     . $TNBC_CLUSTER_DIR/$A/env
     out=\$(t_mpirun 2 hostname | sort | tr '\n' ' '); echo \"\$out\"
