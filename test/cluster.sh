@@ -73,11 +73,11 @@ if [[ -n $why ]]; then
 fi
 
 export -f t_mpirun; export T_TIMEOUT
-t_run "up 2 nodes at 200mbit" $CL up --name $A -n 2 --rate 200mbit
+t_run "up 2 nodes at 200mbit, reno" $CL up --name $A -n 2 --rate 200mbit --tcp-cc reno
 t_run "status shows 2 shaped nodes" bash -c "out=\$($CL status --name $A) || exit 1; echo \"\$out\";
     [[ \$(grep -c 'tnbc-$A-n[01] .*rate 200Mbit' <<<\"\$out\") -eq 2 ]]"
 t_expect_fail "up of an existing name refuses" $CL up --name $A
-t_run "the nodes use reno, the host's default untouched" bash -c "
+t_run "the nodes use reno as asked, the host's default untouched" bash -c "
     host=\$(sysctl -n net.ipv4.tcp_congestion_control)
     for k in 0 1; do
         cc=\$(ip netns exec tnbc-$A-n\$k sysctl -n net.ipv4.tcp_congestion_control) || exit 1
@@ -122,6 +122,9 @@ t_run "second cluster with another name comes up" $CL up --name $C2 -n 3 --slots
 t_run "the two clusters use different subnets and links" bash -c "
     a=\$(sed -n 's/^SUBNET=//p' $TNBC_CLUSTER_DIR/$A/config); b=\$(sed -n 's/^SUBNET=//p' $TNBC_CLUSTER_DIR/$C2/config)
     echo \"\$a vs \$b\"; [[ -n \$a && -n \$b && \$a != \$b ]] && ip link show tb-$C2 >/dev/null && ip link show tb-$A >/dev/null"
+t_run "without --tcp-cc the nodes keep the host's congestion control" bash -c "
+    cc=\$(ip netns exec tnbc-$C2-n0 sysctl -n net.ipv4.tcp_congestion_control) || exit 1
+    [[ \$cc == \$(sysctl -n net.ipv4.tcp_congestion_control) ]]"
 t_run "6-rank job on the second cluster while the first is up" bash -c "
     . $TNBC_CLUSTER_DIR/$C2/env
     out=\$(t_mpirun 6 $B/isort --keys 20000 --maxkey 36000 --iters 2 2>&1); echo \"\$out\"
