@@ -70,7 +70,7 @@ rm -rf "$out"; mkdir -p "$out"
 cat >"$out/apps.conf" <<'CONF'
 # small sizes; {T*x} scales with the calibrated Tcomm
 @calibrate | microbench | --block 65536 --iters 2
-@calibrate-share | microbench | --block 65536 --iters 2 --variant ialltoall --tcurc-us {T*2} --crc-us 0
+@calibrate-share | microbench | --block 65536 --iters 2 --tcurc-us {T*2} --crc-us 0
 micro-a | microbench | --block 65536 --iters 2 --tcurc-us {T*1.5} --crc-us {T*0.2} | ialltoall=--variant ialltoall
 bcast   | bcastread  | --bytes 65536 --iters 2 --crc-us {T*2}  | ialltoall=--variant ibcast
 isort   | isort      | --keys 1000 --maxkey 1024 --iters 2
