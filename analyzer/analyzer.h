@@ -27,7 +27,6 @@
 #define AN_SMALL_BYTES 4096    /* above this most of the time can be hidden */
 #define AN_MIN_CHUNK 4096      /* chunks are not made smaller than this */
 
-
 /* Per-rank facts from the `run` table. */
 struct an_rank {
     int present;
@@ -119,8 +118,8 @@ int an_borda(const struct an_sample *v, int n, int nsub, int *order_out);
 int an_orders(const struct an_sample *v, int n, int nsub, int per_rank,
               struct tnbc_profile_site *ps);
 
-/* digest.c: fill c's digest from its n sub-messages (sorted by idx). */
-/* qsort comparator of `const struct an_sub *`s: first touched first. */
+/* digest.c: qsort comparator of `const struct an_sub *`s, first touched
+ * first; and filling c's digest from its n sub-messages (sorted by idx). */
 int an_sub_by_ord(const void *a, const void *b);
 int an_call_digest(const struct an_trace *t, struct an_call *c, struct an_sub *subs, int n);
 

@@ -196,11 +196,10 @@ int bench_report(const char *app, const char *extra, const struct bench_times *t
     }
     MPI_Reduce(buf, mx, 2 * n, MPI_DOUBLE, MPI_MAX, 0, comm);
     MPI_Allreduce(&check_ok, &all_ok, 1, MPI_INT, MPI_LAND, comm);
-    if (rank == 0 && getenv("BENCH_DUMP_ITERS")) {
-        for (int i = 0; i < n; i++)
-            printf("ITER %d coll=%.6f total=%.6f\n", i, mx[i], mx[n + i]);
-    }
     if (rank == 0) {
+        if (getenv("BENCH_DUMP_ITERS"))   /* per iteration, to see spread and modes */
+            for (int i = 0; i < n; i++)
+                printf("ITER %d coll=%.6f total=%.6f\n", i, mx[i], mx[n + i]);
         double coll = 0, total = 0, tmin = n ? mx[n] : 0;
         for (int i = 0; i < n; i++) {
             coll += mx[i];

@@ -1,4 +1,5 @@
 #include "progress.h"
+#include "clock.h"
 #include "config.h"
 #include "land.h"
 
@@ -178,13 +179,6 @@ static void nap(long *us)
         *us = *us * 2 < P.max_sleep_us ? *us * 2 : P.max_sleep_us;
 }
 
-static long now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000L + ts.tv_nsec / 1000;
-}
-
 /* Where the back-off restarts after a completion that came `gap_us` after
  * the one before. */
 static long restart_us(long gap_us)
@@ -196,7 +190,7 @@ static long restart_us(long gap_us)
 static void *progress_main(void *unused)
 {
     struct nbop *active = NULL, **tail = &active;
-    long backoff = 1, last = now_us();
+    long backoff = 1, last = (long)(tnbc_ns_now() / 1000);
     (void)unused;
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);   /* sleep 1 us past the back-off, not 50 */
     for (;;) {
@@ -230,7 +224,7 @@ static void *progress_main(void *unused)
             }
         }
         if (progressed) {
-            long t = now_us();
+            long t = (long)(tnbc_ns_now() / 1000);
             backoff = restart_us(t - last);
             last = t;
         } else
