@@ -66,13 +66,13 @@ const char *pdbp_mtype_name(int type)
 
 /* Check the common header of buf[0..n); on success *body_len is the body
  * length, which fits in n. */
-static int check_hdr(const uint8_t *p, size_t n, uint32_t *body_len,
+static int check_hdr(const uint8_t *p, size_t n, uint8_t flags_ok, uint32_t *body_len,
                      const char **why)
 {
     if (n < PDBP_HDR_LEN) { *why = "shorter than a header"; return -1; }
     if (p[0] != PDBP_MAGIC) { *why = "bad magic"; return -1; }
     if (p[1] != PDBP_VERSION) { *why = "unsupported version"; return -1; }
-    if (p[3] != 0) { *why = "unknown flags"; return -1; }
+    if (p[3] & ~flags_ok) { *why = "unknown flags"; return -1; }
     *body_len = get32(p + 4);
     if (*body_len > n - PDBP_HDR_LEN) { *why = "length beyond the bytes received"; return -1; }
     return 0;
@@ -83,7 +83,7 @@ static int parse_udata(const uint8_t *p, size_t n, const uint8_t **data,
                        uint32_t *len, const char **why)
 {
     uint32_t bl;
-    if (check_hdr(p, n, &bl, why))
+    if (check_hdr(p, n, 0, &bl, why))
         return -1;
     if (p[2] != PDBP_UDATAMSG) { *why = "record does not hold a UDataMsg"; return -1; }
     if (bl != n - PDBP_HDR_LEN) { *why = "UDataMsg length disagrees with its record"; return -1; }
@@ -99,7 +99,7 @@ static size_t parse_record(const uint8_t *p, size_t n, struct pdbp_record *r,
 {
     uint32_t bl;
     if (n < PDBP_REC_OVERHEAD) { *why = "truncated record"; return 0; }
-    if (check_hdr(p + PDBP_ROUTE_LEN, n - PDBP_ROUTE_LEN, &bl, why))
+    if (check_hdr(p + PDBP_ROUTE_LEN, n - PDBP_ROUTE_LEN, 0, &bl, why))
         return 0;
     size_t total = PDBP_REC_OVERHEAD + (size_t)bl;
     if (parse_udata(p + PDBP_ROUTE_LEN, total - PDBP_ROUTE_LEN, &r->data,
@@ -118,14 +118,12 @@ static size_t parse_record(const uint8_t *p, size_t n, struct pdbp_record *r,
 static size_t parse_rrecord(const uint8_t *p, size_t n, int first,
                             struct pdbp_record *r, const char **why)
 {
-    if (n < PDBP_HDR_LEN) { *why = "truncated record"; return 0; }
-    if (p[0] != PDBP_MAGIC) { *why = "bad magic in record"; return 0; }
-    if (p[1] != PDBP_VERSION) { *why = "unsupported version in record"; return 0; }
+    uint32_t bl;
+    if (check_hdr(p, n, PDBP_F_ROUTE, &bl, why))
+        return 0;
     if (p[2] != PDBP_UDATAMSG) { *why = "record does not hold a UDataMsg"; return 0; }
-    if (p[3] & ~PDBP_F_ROUTE) { *why = "unknown flags in record"; return 0; }
     size_t hl = PDBP_HDR_LEN + (p[3] & PDBP_F_ROUTE ? PDBP_ROUTE_LEN : 0);
     if (n < hl) { *why = "truncated record"; return 0; }
-    uint32_t bl = get32(p + 4);
     if (bl > n - hl) { *why = "record length beyond the block"; return 0; }
     if (p[3] & PDBP_F_ROUTE) {
         r->src = (int32_t)get32(p + PDBP_HDR_LEN);
@@ -217,7 +215,7 @@ int pdbp_msg_parse(const void *buf, size_t n, struct pdbp_msg *m,
     if (!why)
         why = &dummy;
     if (!p || !m) { *why = "no buffer"; return -1; }
-    if (check_hdr(p, n, &bl, why))
+    if (check_hdr(p, n, 0, &bl, why))
         return -1;
     if (bl != n - PDBP_HDR_LEN) { *why = "trailing bytes after the message"; return -1; }
     memset(m, 0, sizeof(*m));

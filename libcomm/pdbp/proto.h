@@ -111,10 +111,9 @@ struct pdbp_msg {
 int pdbp_msg_parse(const void *buf, size_t n, struct pdbp_msg *m,
                    const char **why);
 
-/* Iterate the records of a parsed RemoteMsg: *off starts at 0. Returns 1 and
- * fills *r, 0 at the end. The records were validated by pdbp_msg_parse. */
-/* The record of a parsed RemoteMsg at *off (start with 0) into r, *off past
- * it; 0 at the end. Pass the same r each time: a record without a route of
+/* Iterate the records of a parsed RemoteMsg (validated by pdbp_msg_parse):
+ * *off starts at 0; returns 1 with the record at *off in r and *off past
+ * it, 0 at the end. Pass the same r each time: a record without a route of
  * its own keeps the one r holds from the record before. */
 int pdbp_remote_next(const struct pdbp_msg *m, uint32_t *off,
                      struct pdbp_record *r);

@@ -66,8 +66,8 @@ static int pools_up(void)
     rt->pfill_t = calloc(n, sizeof(*rt->pfill_t));
     rt->unacked = calloc(n, sizeof(*rt->unacked));
     rt->ack_t = calloc(n, sizeof(*rt->ack_t));
-    if (!rt->sm || !rt->rm || !rt->open || !rt->last_src || !rt->last_dst || !rt->credits || !rt->seq || !rt->row_busy ||
-        !rt->inflight || !rt->pfill || !rt->pfill_t || !rt->unacked || !rt->ack_t)
+    if (!rt->sm || !rt->rm || !rt->open || !rt->last_src || !rt->last_dst || !rt->credits ||
+        !rt->seq || !rt->row_busy || !rt->inflight || !rt->pfill || !rt->pfill_t || !rt->unacked || !rt->ack_t)
         return PDBP_E_NOMEM;
     /* host i serves i+1 first, then i+2, ...: see pick_row in xfer.c */
     rt->cur_dst = (rt->host + 1) % n;
