@@ -6,7 +6,7 @@
  * progress thread; the fault handler lets the program continue as soon as
  * the sub-message it touches has landed. Every rank must take the same
  * path for a call, so before transforming a call the ranks agree on it
- * (a one-integer MPI_Allreduce on a private communicator, done only for
+ * (a small MPI_Alltoall on a private communicator, done only for
  * operations the profile turns on somewhere). Anything not transformed
  * runs the real blocking collective. */
 #include "callsite.h"
@@ -15,6 +15,7 @@
 #include "intercept.h"
 #include "land.h"
 #include "nbop.h"
+#include "phases.h"
 #include "profile.h"
 #include "progress.h"
 #include "runinfo.h"
@@ -305,14 +306,16 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     PMPI_Comm_size(a->comm, &p);
     const struct tnbc_site *site = tnbc_site_of(caller);
     struct site_stats *st = stats_for(site, a->op);
-    uint64_t entry = tnbc_ticks();
+    uint64_t entry = phase_start(), clock = entry;
     struct nbop *op = candidate(a, site, &ps, &why);
+    phase_end(&clock, PHASE_CANDIDATE);
     struct edge_req *got = malloc((size_t)p * sizeof *got);
     if (!got) {
         tnbc_warn("out of memory while agreeing on a collective");
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
     int all = agree(op, p, got);
+    phase_end(&clock, PHASE_AGREE);
     R.seq++;
     if (all && nbop_plan_sends(op, got) != 0) {
         static int warned;
@@ -331,23 +334,28 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
         return blocking(a, st);
     }
     tnbc_guard_release_layout(&op->layout, TNBC_REL_REUSE);
+    phase_end(&clock, PHASE_PLAN);
     arm(op, &armed);
     op->site_index = site->index;
     op->entry_tick = entry;
     op->record = st && st->early < R.record_max;
     int nwait;
     int *wait = unguarded_subs(op, armed, &nwait);
+    phase_end(&clock, PHASE_ARM);
     /* The copies come before the progress thread starts the call: they
      * need this thread's CPU either way, and copying while the progress
      * thread drives the network made the copying thread wait for its core
      * (measured on the emulated cluster, docs/replay.md); starting after
      * them delays the first message by one copy (~0.1 ms/MiB). */
     nbop_copy_sends(op);
+    phase_end(&clock, PHASE_COPY);
     if (op->per_source)
         nbop_land_self(op);
+    phase_end(&clock, PHASE_LAND_SELF);
     progress_submit(op);
     if (!wait)
         progress_quiesce();        /* out of memory: complete everything */
+    phase_end(&clock, PHASE_SUBMIT);
     progress_urgent(1);
     if (op->per_source)
         nbop_wait_edges(op);
@@ -355,7 +363,9 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
         nbop_wait_sub(op, wait[i]);
     progress_urgent(-1);
     free(wait);
-    op->return_tick = tnbc_ticks();
+    phase_end(&clock, PHASE_EDGES);
+    phase_call_done();
+    op->return_tick = clock;
     if (st) {
         st->calls++;
         st->early++;
@@ -403,6 +413,7 @@ void tnbc_mode_finalize(void)
     progress_stop();
     reap();
     write_summary();
+    phase_report(R.rank);
     PMPI_Comm_free(&R.data);
     PMPI_Comm_free(&R.agree);
     tnbc_profile_free(R.prof);

@@ -95,6 +95,27 @@ check_waits() {
     [[ $w -gt 0 ]]
 }
 
+# TNBC_REPLAY_PHASES=1: each rank prints one line of mean times per step of
+# the early return, counting as many early returns as its summary does.
+check_phases() {
+    pipeline ph 2 force "$P/trace/access_order" alltoall 1048576 forward 4 || return 1
+    grep -q 'tnbc: rank' "$W/ph.tuned" && { echo "phase line without TNBC_REPLAY_PHASES"; return 1; }
+    local out
+    out=$(TNBC_REPLAY_PHASES=1 $TNBC run -p "$W/ph.on.profile" --summary "$W/ph2.summary.d" -- \
+            timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np 2 \
+            "$P/trace/access_order" alltoall 1048576 forward 4 2>&1) || { echo "$out"; return 1; }
+    local r line n early
+    for r in 0 1; do
+        line=$(echo "$out" | grep "^tnbc: rank $r: ") || { echo "no phase line for rank $r"; echo "$out"; return 1; }
+        echo "$line"
+        n=$(echo "$line" | sed -E 's/^tnbc: rank [0-9]+: ([0-9]+) early returns.*/\1/')
+        early=$(q "$W/ph2.summary.d/rank-00000$r.db" "SELECT IFNULL(SUM(traced), 0) FROM site")
+        [[ $n -gt 0 && $n -eq $early ]] || { echo "rank $r: $n early returns in the phase line, $early in the summary"; return 1; }
+        echo "$line" | grep -Eq 'candidate [0-9.]+ agree [0-9.]+ plan [0-9.]+ arm [0-9.]+ copy [0-9.]+ land_self [0-9.]+ submit [0-9.]+ edges [0-9.]+ total [0-9.]*[1-9]' ||
+            { echo "rank $r: phase line malformed or all zero"; return 1; }
+    done
+}
+
 # ThreadSanitizer over the progress thread and the program's thread: the
 # replay library built with -fsanitize=thread, on the integrity program.
 # Open MPI is not instrumented; test/replay/tsan.supp says what is not judged.
@@ -159,6 +180,7 @@ t_run "read order as profiled and opposite" check_orders
 t_run "write/fwrite/MPI_Send/free while in flight" check_io
 t_run "Fortran MPI_ALLTOALL" check_fortran
 t_run "fault waits recorded in the summary" check_waits
+t_run "TNBC_REPLAY_PHASES: per-step times of the early return" check_phases
 T_TIMEOUT=300 t_run "ThreadSanitizer: progress thread and program" check_tsan
 t_run "no profile: pass-through" check_no_profile
 t_run "malformed profile: one line, blocking" check_bad_profile
