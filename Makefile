@@ -5,12 +5,14 @@
 #   make check    run every test suite (prints one summary line at the end)
 #   make demo     the whole workflow on an emulated cluster
 #   make bench    the long measurements (results under $(BUILD)/bench and docs/)
+#   make fuzz     every libFuzzer target for FUZZ_TIME seconds (mk/fuzz.mk)
 #
 # Each component adds itself through a module.mk fragment: it appends to
 # ALL_TARGETS, CHECK_SUITES (name N => target check-N) and BENCH_SUITES
 # (name N => target bench-N). One concern per fragment; none edits another.
 
 include mk/config.mk
+include mk/fuzz.mk
 
 ALL_TARGETS  :=
 CHECK_SUITES :=
@@ -21,8 +23,10 @@ BENCH_SUITES :=
 MODULES := $(sort $(wildcard */module.mk libcomm/*/module.mk))
 include $(MODULES)
 
-.PHONY: all deps check bench demo clean check-san
+.PHONY: all deps check bench demo clean check-san fuzz
 all: $(ALL_TARGETS)
+
+fuzz: $(FUZZ_TARGETS)
 
 deps:
 	@scripts/deps.sh

@@ -27,7 +27,7 @@ $(ANALYZER_TEST): $(BUILD)/analyzer/test/test_profile.o $(BUILD)/lib/libtnbc-pro
 # The end-to-end tests also trace a real program (libtrace, test/).
 check-analyzer: $(ANALYZER_BIN) $(ANALYZER_TEST) $(BUILD)/lib/libtnbc-trace.so \
                 $(BUILD)/bin/tnbc-merge $(BUILD)/test/trace/access_order
-	@BUILD=$(BUILD) FUZZ_BIN=$(FUZZ_BIN) bash analyzer/test/run.sh
+	@BUILD=$(BUILD) bash analyzer/test/run.sh
 
 BENCH_SUITES += analyzer
 .PHONY: bench-analyzer

@@ -13,21 +13,5 @@ $(PROFILE_LIB): $(PROFILE_OBJS)
 	@mkdir -p $(dir $@)
 	ar rcs $@ $^
 
-# Fuzzing the strict reader with libFuzzer (clang). FUZZ_TIME seconds,
-# corpus seeded from profiles/fuzz/seeds and kept under $(BUILD)/fuzz.
-FUZZ_TIME    ?= 60
-FUZZ_BIN     := $(BUILD)/fuzz/fuzz-profile
-FUZZ_CORPUS  := $(BUILD)/fuzz/corpus-profile
-FUZZ_FLAGS   := -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
-                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-
-$(FUZZ_BIN): profiles/fuzz/fuzz_profile.c $(PROFILE_SRCS) profiles/profile.h
-	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -Iprofiles profiles/fuzz/fuzz_profile.c $(PROFILE_SRCS) -lm -o $@
-
-.PHONY: fuzz-profile
-fuzz-profile: $(FUZZ_BIN)
-	@mkdir -p $(FUZZ_CORPUS)
-	$(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -timeout=5 -rss_limit_mb=1024 \
-	    -artifact_prefix=$(BUILD)/fuzz/ \
-	    -dict=profiles/fuzz/profile.dict $(FUZZ_CORPUS) profiles/fuzz/seeds
+# Fuzzing the strict reader (mk/fuzz.mk): `make fuzz-profile`.
+$(eval $(call fuzz_target,profile,profiles/fuzz/fuzz_profile.c $(PROFILE_SRCS) profiles/profile.h,-Iprofiles,profiles/fuzz/seeds,profiles/fuzz/profile.dict))

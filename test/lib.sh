@@ -7,6 +7,9 @@
 #   t_skip NAME REASON       counted as skipped, never as passed
 #   t_cmocka BIN             run a cmocka binary in TAP mode, count each test
 #   t_mpirun NP ARGS...      mpirun bounded by T_TIMEOUT seconds (default 60)
+#   t_fuzz NAME SEEDS [DICT] build $BUILD/fuzz/fuzz-NAME (mk/fuzz.mk) and run it
+#                            TNBC_FUZZ_SECONDS (15) from SEEDS; skipped with the
+#                            reason when clang or its libFuzzer runtime is missing
 #   t_summary                prints "SUITE: N passed, N failed, N skipped"
 
 : "${T_SUITE:=$(basename "${BASH_SOURCE[1]:-suite}" .sh)}"
@@ -101,6 +104,27 @@ t_expect_fail() {
 
 t_skip() {
     T_SKIP=$((T_SKIP + 1)); echo "  skip $1: $2"
+}
+
+t_fuzz() {
+    local name=$1 seeds=$2 dict=${3:-} bin=${BUILD:-build}/fuzz/fuzz-$1
+    local secs=${TNBC_FUZZ_SECONDS:-15} log=$T_LOGDIR/fuzz-$1-build.log
+    if ! command -v clang >/dev/null; then
+        t_skip "fuzz-$name" "clang not installed (Debian: clang, libclang-rt-14-dev)"; return
+    fi
+    if ! make --no-print-directory -s "$bin" >"$log" 2>&1; then
+        if grep -q "cannot find.*libclang_rt.fuzzer\|fuzzer.*No such file" "$log"; then
+            t_skip "fuzz-$name" "clang has no libFuzzer runtime (libclang-rt-14-dev)"
+        else
+            t_run "fuzz-$name build" bash -c "cat '$log'; exit 1"
+        fi
+        return
+    fi
+    local corpus; corpus=$(mktemp -d)
+    T_TIMEOUT=$((secs + 60)) t_run "fuzz-$name (${secs}s)" "$bin" -max_total_time="$secs" \
+        -timeout=5 -rss_limit_mb=1024 -artifact_prefix="$T_LOGDIR/" ${dict:+-dict="$dict"} \
+        "$corpus" "$seeds"
+    rm -rf "$corpus"
 }
 
 t_cmocka() {

@@ -60,24 +60,6 @@ else
     t_skip "e2e trace -> analyze" "libtrace, tnbc-merge or test/trace/access_order not built"
 fi
 
-# The fuzz target needs clang's libFuzzer runtime; build it here so that
-# `make all` never depends on clang.
-FUZZ_SECONDS=${TNBC_FUZZ_SECONDS:-15}
-if ! command -v clang >/dev/null; then
-    t_skip fuzz-profile "clang not installed (Debian: clang, libclang-rt-14-dev)"
-elif ! make --no-print-directory -s "${FUZZ_BIN:-$BUILD/fuzz/fuzz-profile}" \
-        >"$T_LOGDIR/fuzz-build.log" 2>&1; then
-    if grep -q "cannot find.*libclang_rt.fuzzer\|fuzzer.*No such file" "$T_LOGDIR/fuzz-build.log"; then
-        t_skip fuzz-profile "clang has no libFuzzer runtime (libclang-rt-14-dev)"
-    else
-        t_run fuzz-profile-build bash -c "cat '$T_LOGDIR/fuzz-build.log'; exit 1"
-    fi
-else
-    corpus=$(mktemp -d)
-    t_run "fuzz-profile (${FUZZ_SECONDS}s)" "${FUZZ_BIN:-$BUILD/fuzz/fuzz-profile}" \
-        -max_total_time="$FUZZ_SECONDS" -timeout=5 -rss_limit_mb=1024 \
-        -artifact_prefix="$T_LOGDIR/" \
-        -dict=profiles/fuzz/profile.dict "$corpus" profiles/fuzz/seeds
-    rm -rf "$corpus"
-fi
+# The reader under libFuzzer; built here so that `make all` never needs clang.
+t_fuzz profile profiles/fuzz/seeds profiles/fuzz/profile.dict
 t_summary

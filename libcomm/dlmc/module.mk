@@ -22,6 +22,10 @@ ALL_TARGETS  += $(DLMC_LIB) $(DLMC_TOOLS) $(DLMC_APPS) $(DLMC_UNIT) dlmc-kmod
 CHECK_SUITES += dlmc
 BENCH_SUITES += dlmc
 
+# Frame decoding and the windows, as the module runs them, under libFuzzer
+# (mk/fuzz.mk): `make fuzz-dlmc`.
+$(eval $(call fuzz_target,dlmc,$(DLMC_DIR)/fuzz/fuzz_frame.c kmod/dlmc/dlmc_proto.h,,$(DLMC_DIR)/fuzz/seeds,))
+
 .PHONY: dlmc-kmod check-dlmc bench-dlmc
 
 dlmc-kmod: $(DLMC_KO)

@@ -52,6 +52,9 @@ $(PDBP_BIN)/pdbp_bench: $(BUILD)/$(PDBP_DIR)/bench/pdbp_bench.o $(PDBP_LIB)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LDFLAGS) $^ -o $@ -lm
 
+# MESP's receive side under libFuzzer (mk/fuzz.mk): `make fuzz-pdbp`.
+$(eval $(call fuzz_target,pdbp,$(PDBP_DIR)/fuzz/fuzz_msg.c $(PDBP_DIR)/proto.c $(PDBP_DIR)/proto.h,-I$(PDBP_DIR),$(PDBP_DIR)/fuzz/seeds,))
+
 .PHONY: check-pdbp bench-pdbp
 check-pdbp: $(PDBP_LIB) $(PDBP_TESTS)
 	@BUILD=$(BUILD) PDBP_BIN=$(PDBP_BIN) bash $(PDBP_DIR)/test/pdbp.sh

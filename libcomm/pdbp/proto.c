@@ -40,12 +40,15 @@ static void put_name(uint8_t *p, const char *name, size_t field)
     memcpy(p, name, n);
 }
 
-/* A received name is valid only if it is terminated inside its field. */
+/* A received name is valid only if it is terminated inside its field;
+ * whatever follows the terminator is not kept (zeros, as put_name sends). */
 static int get_name(char *dst, const uint8_t *p, size_t field)
 {
-    if (!memchr(p, 0, field))
+    const uint8_t *nul = memchr(p, 0, field);
+    if (!nul)
         return -1;
-    memcpy(dst, p, field);
+    memset(dst, 0, field);
+    memcpy(dst, p, (size_t)(nul - p));
     return 0;
 }
 

@@ -3,10 +3,11 @@
  * and data (DMP) messages, and their validation on receipt.
  *
  * Every message starts with the same 8-byte header (little endian):
- *   u8 magic (0xD8) | u8 version (1) | u8 type | u8 flags | u32 body length
+ *   u8 magic (0xD8) | u8 version (2) | u8 type | u8 flags | u32 body length
  * and the body layout depends on the type. Data messages nest: a RemoteMsg
- * (one block on the wire) carries records, each a route (source and
- * destination GP) followed by a complete UDataMsg (header + payload).
+ * (one block on the wire) carries records, each a UDataMsg header, the
+ * route (source and destination GP) when it differs from the record
+ * before's (flag PDBP_F_ROUTE), then the payload.
  *
  * Nothing here trusts its input: pdbp_msg_parse() checks magic, version,
  * type, every length against the bytes actually received, and names the

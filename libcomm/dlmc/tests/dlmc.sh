@@ -8,6 +8,7 @@ export T_SUITE=dlmc
 
 B=$BUILD/libcomm/dlmc
 t_cmocka "$B/test_dlmc_proto"
+t_fuzz dlmc libcomm/dlmc/fuzz/seeds
 # The applications over plain MPI on the host (they check their own results).
 t_run "pi over MPI, 3 ranks" mpirun --oversubscribe -np 3 "$B/dlmc_pi" -r 2 1000 100000
 t_run "tridiagonal solver over MPI, 3 ranks" mpirun --oversubscribe -np 3 "$B/dlmc_tridiag" -r 1 6 1000 200000

@@ -15,6 +15,7 @@ M=$PDBP_BIN/mpi_pdbp
 echo "-- protocol (incl. fuzz) and pool unit tests"
 t_cmocka "$PDBP_BIN/test_proto"
 t_cmocka "$PDBP_BIN/test_pool"
+t_fuzz pdbp libcomm/pdbp/fuzz/seeds
 
 echo "-- streams with checksums (shared memory)"
 t_run "1-to-2 remote"            mpirun --oversubscribe -np 3 "$M" 1toN
