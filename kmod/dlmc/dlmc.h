@@ -51,6 +51,7 @@ enum dlmc_counter {
 	DLMC_C_RX_NOMEM, DLMC_C_INJ_LOST, DLMC_C_INJ_CORRUPT,
 	DLMC_C_MSGS_SENT, DLMC_C_MSGS_RECV, DLMC_C_NR
 };
+
 extern atomic64_t dlmc_counters[DLMC_C_NR];
 /* Endpoints, connections and messages alive; must be 0 at unload. */
 extern atomic_t dlmc_live;
@@ -106,7 +107,7 @@ struct dlmc_ep {
 	u16 epoch;			/* random, drawn at bind */
 	u8 mac[ETH_ALEN];
 
-	spinlock_t lock;
+	spinlock_t lock;		/* dead, peers, ready, rx_mem, windows */
 	bool dead;
 	struct list_head peers;
 	unsigned int npeers;
@@ -114,7 +115,7 @@ struct dlmc_ep {
 	unsigned int rx_mem;
 	wait_queue_head_t wq;
 	struct timer_list timer;
-	struct mutex send_mutex;
+	struct mutex send_mutex;	/* one sender at a time: message order */
 };
 
 /* dlmc_ep.c: endpoint table and lifetime. */
@@ -136,6 +137,10 @@ struct sk_buff *dlmc_build_ack(struct dlmc_ep *ep, struct dlmc_peer *p);
 void dlmc_tx_ack(struct dlmc_ep *ep, struct dlmc_peer *p,
 		 const struct dlmc_info *in, struct sk_buff_head *out);
 void dlmc_timer_fn(struct timer_list *t);
+
+/* dlmc_chr.c: the /dev/dlmc misc device. */
+int dlmc_chr_init(void);
+void dlmc_chr_exit(void);
 
 /* dlmc_rx.c: the packet handler. */
 int dlmc_rcv(struct sk_buff *skb, struct net_device *dev,

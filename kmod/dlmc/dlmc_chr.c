@@ -115,6 +115,7 @@ static long dlmc_ioctl(struct file *f, unsigned int cmd, unsigned long uarg)
 		return dlmc_ioc_bind(df, arg);
 	if (cmd == DLMC_IOC_STATS)
 		return dlmc_ioc_stats(arg);
+	/* Pairs with the release in dlmc_ioc_bind: a bound ep is complete. */
 	ep = smp_load_acquire(&df->ep);
 	switch (cmd) {
 	case DLMC_IOC_SEND:
@@ -142,6 +143,7 @@ static long dlmc_ioctl(struct file *f, unsigned int cmd, unsigned long uarg)
 static __poll_t dlmc_poll(struct file *f, poll_table *wait)
 {
 	struct dlmc_file *df = f->private_data;
+	/* Pairs with the release in dlmc_ioc_bind. */
 	struct dlmc_ep *ep = smp_load_acquire(&df->ep);
 	__poll_t mask = EPOLLOUT | EPOLLWRNORM;
 

@@ -52,9 +52,6 @@ static struct packet_type dlmc_pt = {
 	.func = dlmc_rcv,
 };
 
-int dlmc_chr_init(void);
-void dlmc_chr_exit(void);
-
 static int __init dlmc_init(void)
 {
 	int err;

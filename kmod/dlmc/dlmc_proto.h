@@ -50,6 +50,7 @@ typedef __u64 u64;
 #define dlmc_tobe32(x)	htobe32(x)
 #define dlmc_tobe64(x)	htobe64(x)
 #define dlmc_le32(x)	le32toh(x)
+#define __packed	__attribute__((__packed__))	/* the kernel's spelling, for user space */
 #endif
 
 #define DLMC_VERSION		1
@@ -62,8 +63,10 @@ enum dlmc_type {
 	DLMC_T_ACK = 2,
 };
 
-/* DATA: the receiver should acknowledge at once (last fragment, or a
- * periodic request so the sender's window keeps moving). */
+/*
+ * DATA: the receiver should acknowledge at once (last fragment, or a
+ * periodic request so the sender's window keeps moving).
+ */
 #define DLMC_F_ACKREQ		0x0001
 #define DLMC_F_ALL		DLMC_F_ACKREQ
 
@@ -86,7 +89,7 @@ struct dlmc_hdr {
 	__be16	frag_len;	/* DATA: payload bytes after the header */
 	__be16	epoch;		/* DATA: sender's incarnation; ACK: echoed */
 	__be32	csum;
-} __attribute__((packed));
+} __packed;
 
 #define DLMC_HDR_LEN		((unsigned int)sizeof(struct dlmc_hdr))
 
@@ -147,8 +150,10 @@ static inline u32 dlmc_csum_fold(u64 acc)
 	return (u32)acc;
 }
 
-/* Fill hdr from info; csum is computed over hdr plus a payload whose partial
- * sum (dlmc_csum_add from 0) is payload_sum. */
+/*
+ * Fill hdr from info; csum is computed over hdr plus a payload whose partial
+ * sum (dlmc_csum_add from 0) is payload_sum.
+ */
 static inline void dlmc_hdr_encode(struct dlmc_hdr *hdr,
 				   const struct dlmc_info *in, u64 payload_sum)
 {

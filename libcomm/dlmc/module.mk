@@ -26,6 +26,16 @@ BENCH_SUITES += dlmc
 # (mk/fuzz.mk): `make fuzz-dlmc`.
 $(eval $(call fuzz_target,dlmc,$(DLMC_DIR)/fuzz/fuzz_frame.c kmod/dlmc/dlmc_proto.h,,$(DLMC_DIR)/fuzz/seeds,))
 
+# The kernel's own style checker, from Debian's linux-source-6.1 (not a
+# dependency of `make check`: 140 MB): CHECKPATCH=path/to/checkpatch.pl.
+# PREFER_DEFINED_ATTRIBUTE_MACRO is ignored for dlmc_proto.h's one line that defines __packed
+# for user space, which has no such macro.
+CHECKPATCH ?= scripts/checkpatch.pl
+.PHONY: checkpatch-dlmc
+checkpatch-dlmc:
+	@test -f $(CHECKPATCH) || { echo "checkpatch-dlmc: no $(CHECKPATCH); see docs/dlmc.md (Kernel style)"; exit 1; }
+	perl $(CHECKPATCH) --no-tree --strict --terse --ignore PREFER_DEFINED_ATTRIBUTE_MACRO -f $(filter %.c %.h,$(DLMC_KSRC))
+
 .PHONY: dlmc-kmod check-dlmc bench-dlmc
 
 dlmc-kmod: $(DLMC_KO)
