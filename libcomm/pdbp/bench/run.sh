@@ -16,7 +16,10 @@
 #                         docs/pdbp.md: what 2 shared cores can fill)
 #   PDBP_BENCH_NPS        host counts to run, default "2 3" on the cluster
 #                         (at most the node count), "2 3 4" otherwise
-#   PDBP_BENCH_BYTES      bytes per stream per point, default 4000000
+#   PDBP_BENCH_BYTES      bytes per stream per point, default 16000000: streams
+#                         long enough to measure the steady state (with 4 MB the
+#                         3-host window was 0.7 s, of which the start, the end
+#                         and the two barriers took ~5%; docs/pdbp.md)
 #   PDBP_BENCH_REPS       runs per point (mean without max and min), default 3
 #   PDBP_BENCH_A2A_CALLS  most MPI_Alltoall calls per run, default 2000
 #   PDBP_BENCH_MPIRUN     extra mpirun arguments (all transports)
@@ -37,8 +40,10 @@
 #                         3-rank barrier took 5-8 ms instead of 0.1-1), else
 #                         Open MPI's default (PDBP and MPI_Alltoall alike)
 #   PDBP_BENCH_TCP_CC     TCP congestion control set in the cluster's node
-#                         namespaces (e.g. reno); default: leave the nodes'
-#                         own (inherited from this machine). See docs/pdbp.md
+#                         namespaces, default reno: loss-based like Linux's
+#                         default cubic, which namespaces here may not use; the
+#                         nodes would otherwise inherit this machine's bbr.
+#                         Empty: leave the inherited one. See docs/pdbp.md
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 : "${BUILD:=build}" "${PY:=/usr/bin/python3}"
@@ -48,7 +53,7 @@ PATTERNS=${PDBP_BENCH_PATTERNS:-1toN Nto1 NtoN a2a}
 POOL=${PDBP_BENCH_POOL:-1}
 mkdir -p "$out" ${DOCS:+"$DOCS"}
 B=$BUILD/pdbp/pdbp_bench
-BYTES=${PDBP_BENCH_BYTES:-4000000}
+BYTES=${PDBP_BENCH_BYTES:-16000000}
 REPS=${PDBP_BENCH_REPS:-3}
 TRANSPORTS=${PDBP_BENCH_TRANSPORTS:-cluster}
 NODES=${PDBP_BENCH_NODES:-3}
@@ -77,10 +82,11 @@ if [[ " $TRANSPORTS " == *" cluster "* ]]; then
         trap 'exit 130' INT TERM
         if $CL up -n "$NODES" --rate "$RATE" --name "$CLN"; then
             cluster_up=1
-            if [[ -n ${PDBP_BENCH_TCP_CC:-} ]]; then
+            TCP_CC=${PDBP_BENCH_TCP_CC-reno}
+            if [[ -n $TCP_CC ]]; then
                 while read -r _ ns _; do
-                    ip netns exec "$ns" sysctl -q -w net.ipv4.tcp_congestion_control="$PDBP_BENCH_TCP_CC" ||
-                        echo "bench-pdbp: cannot set TCP congestion control $PDBP_BENCH_TCP_CC in $ns" >&2
+                    ip netns exec "$ns" sysctl -q -w net.ipv4.tcp_congestion_control="$TCP_CC" ||
+                        echo "bench-pdbp: cannot set TCP congestion control $TCP_CC in $ns" >&2
                 done <"$TNBC_CLUSTER_DIR/$CLN/nodes"
             fi
             CC=$(ip netns exec "$(awk 'NR == 1 { print $2 }' "$TNBC_CLUSTER_DIR/$CLN/nodes")" \
