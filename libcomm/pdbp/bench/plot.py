@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """Plots for make bench-pdbp, shaped like figures 8-11 of design paper 003.
 
-usage: plot.py CSV_DIR OUT_DIR [--link-mbps R]
+usage: plot.py CSV_DIR OUT_DIR [--link-mbps [TRANSPORT=]R ...]
 
-x: unit packet size (bytes, log), y: per-host throughput (Mbit/s; for the
-emulated cluster's transport "cluster", the share of the shaped link when
---link-mbps is given: loopback and shared memory have no link rate). Also
-writes summary.md (tables).
+x: unit packet size (bytes, log), y: per-host throughput (Mbit/s; for a
+transport given a link rate, the share of that shaped link: R alone is for
+"cluster"; loopback and shared memory have no link rate). Also writes
+summary.md (tables). A figure with no data for its patterns is not drawn.
 """
 import csv
 import os
@@ -82,9 +82,10 @@ def pool_fig(prow, path):
     plt.close()
 
 
-def summary(rows, prow, path, link):
+def summary(rows, prow, path, links):
     with open(path, "w") as f:
         for tr in sorted({r["transport"] for r in rows}):
+            link = links.get(tr)
             f.write(f"\n### transport {tr}: per-host throughput, Mbit/s\n\n")
             sizes = sorted({int(r["packet_bytes"]) for r in rows})
             f.write("| pattern | hosts | " + " | ".join(str(s) for s in sizes) + " |\n")
@@ -94,7 +95,7 @@ def summary(rows, prow, path, link):
                     d = dict(pts)
                     f.write(f"| {label(pat, n)} | {n} | " +
                             " | ".join(f"{d.get(s, float('nan')):.0f}" for s in sizes) + " |\n")
-            if link and tr == "cluster":
+            if link:
                 f.write(f"\nShare of the {link:g} Mbit/s link, %:\n\n")
                 f.write("| pattern | hosts | " + " | ".join(str(s) for s in sizes) + " |\n")
                 f.write("|---|---|" + "---|" * len(sizes) + "\n")
@@ -108,8 +109,8 @@ def summary(rows, prow, path, link):
                 a = dict(series(rows, tr, "alltoall").get(n, []))
                 ratios = [f"{s}: {v / a[s]:.2f}x" for s, v in pts if a.get(s)]
                 f.write(f"- {n} hosts: " + ", ".join(ratios) + "\n")
-        if link:
-            f.write(f"\nLink rate {link:g} Mbit/s (shaped, transport cluster only).\n")
+        for tr, link in sorted(links.items()):
+            f.write(f"\nLink rate of transport {tr}: {link:g} Mbit/s (shaped).\n")
         f.write("\n### pool memory on host 0 (MiB) by threshold and streams\n\n")
         by = defaultdict(dict)
         for r in prow:
@@ -123,25 +124,27 @@ def summary(rows, prow, path, link):
 
 def main():
     args = sys.argv[1:]
-    link = None
-    if "--link-mbps" in args:
+    links = {}
+    while "--link-mbps" in args:
         i = args.index("--link-mbps")
-        link = float(args[i + 1])
+        tr, _, rate = args[i + 1].rpartition("=")
+        links[tr or "cluster"] = float(rate)
         del args[i:i + 2]
     src, dst = args
     rows = load(os.path.join(src, "tput.csv"))
     prow = load(os.path.join(src, "pool.csv"))
     os.makedirs(dst, exist_ok=True)
+    figures = [("fig8_1toN", [("1toN", "-")], "1-to-N"), ("fig9_Nto1", [("Nto1", "-")], "N-to-1"),
+               ("fig10_NtoN", [("NtoN", "-")], "N-to-N"),
+               ("fig11_vs_alltoall", [("NtoN", "-"), ("alltoall", "--")], "PDBP N-to-N vs MPI_Alltoall")]
     for tr in sorted({r["transport"] for r in rows}):
-        lk = link if tr == "cluster" else None
-        on = f"{tr}, {link:g} Mbit/s links" if lk else tr
-        fig(rows, tr, [("1toN", "-")], f"1-to-N ({on})", f"{dst}/fig8_1toN_{tr}.png", lk)
-        fig(rows, tr, [("Nto1", "-")], f"N-to-1 ({on})", f"{dst}/fig9_Nto1_{tr}.png", lk)
-        fig(rows, tr, [("NtoN", "-")], f"N-to-N ({on})", f"{dst}/fig10_NtoN_{tr}.png", lk)
-        fig(rows, tr, [("NtoN", "-"), ("alltoall", "--")],
-            f"PDBP N-to-N vs MPI_Alltoall ({on})", f"{dst}/fig11_vs_alltoall_{tr}.png", lk)
+        lk = links.get(tr)
+        on = f"{tr}, {lk:g} Mbit/s links" if lk else tr
+        for name, pats, title in figures:
+            if any(series(rows, tr, p) for p, _ in pats):
+                fig(rows, tr, pats, f"{title} ({on})", f"{dst}/{name}_{tr}.png", lk)
     pool_fig(prow, f"{dst}/pool_memory.png")
-    summary(rows, prow, f"{dst}/summary.md", link)
+    summary(rows, prow, f"{dst}/summary.md", links)
 
 
 if __name__ == "__main__":

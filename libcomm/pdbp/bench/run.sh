@@ -39,6 +39,9 @@
 #                         see each other's messages a scheduler tick late: a
 #                         3-rank barrier took 5-8 ms instead of 0.1-1), else
 #                         Open MPI's default (PDBP and MPI_Alltoall alike)
+#   PDBP_BENCH_FAST_RATE  N-to-N and MPI_Alltoall again on a faster cluster, for
+#                         small packets (default 1gbit; empty: skipped): see
+#                         docs/pdbp.md, "Small packets"
 #   PDBP_BENCH_TCP_CC     TCP congestion control set in the cluster's node
 #                         namespaces, default reno: loss-based like Linux's
 #                         default cubic, which namespaces here may not use; the
@@ -71,6 +74,19 @@ export OMPI_MCA_btl_base_warn_component_unused=0
 export TNBC_PDBP_BLOCK_SIZE=${TNBC_PDBP_BLOCK_SIZE:-1052672}
 export TNBC_PDBP_THREADS=${TNBC_PDBP_THREADS:-1}
 
+TCP_CC=${PDBP_BENCH_TCP_CC-reno}
+# bring_up NAME RATE: an emulated cluster of $NODES nodes; CC gets the
+# congestion control its nodes use.
+bring_up() {
+    $CL up -n "$NODES" --rate "$2" --name "$1" ${TCP_CC:+--tcp-cc "$TCP_CC"} || return 1
+    CC=$(awk -F= '$1 == "TCP_CC" { print $2 }' "$TNBC_CLUSTER_DIR/$1/config")
+}
+link_mbps() { # tc rate -> Mbit/s
+    local r=${1,,}
+    case $r in *gbit) echo $(( ${r%gbit} * 1000 )) ;; *mbit) echo "${r%mbit}" ;;
+               *kbit) /usr/bin/python3 -c "print(${r%kbit}/1000)" ;; esac
+}
+
 cluster_up=0 CC="" YIELD=""
 if [[ " $TRANSPORTS " == *" cluster "* ]]; then
     why=""
@@ -80,21 +96,10 @@ if [[ " $TRANSPORTS " == *" cluster "* ]]; then
     if [[ -z $why ]]; then
         trap '$CL down --name "$CLN" >/dev/null 2>&1' EXIT
         trap 'exit 130' INT TERM
-        if $CL up -n "$NODES" --rate "$RATE" --name "$CLN"; then
+        if bring_up "$CLN" "$RATE"; then
             cluster_up=1
-            TCP_CC=${PDBP_BENCH_TCP_CC-reno}
-            if [[ -n $TCP_CC ]]; then
-                while read -r _ ns _; do
-                    ip netns exec "$ns" sysctl -q -w net.ipv4.tcp_congestion_control="$TCP_CC" ||
-                        echo "bench-pdbp: cannot set TCP congestion control $TCP_CC in $ns" >&2
-                done <"$TNBC_CLUSTER_DIR/$CLN/nodes"
-            fi
-            CC=$(ip netns exec "$(awk 'NR == 1 { print $2 }' "$TNBC_CLUSTER_DIR/$CLN/nodes")" \
-                 sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null)
             YIELD=${PDBP_BENCH_YIELD-auto}
-            r=${RATE,,}
-            case $r in *gbit) LINK=$(( ${r%gbit} * 1000 )) ;; *mbit) LINK=${r%mbit} ;;
-                       *kbit) LINK=$(/usr/bin/python3 -c "print(${r%kbit}/1000)") ;; esac
+            LINK=$(link_mbps "$RATE")
         else
             why="tnbc-cluster up failed"
         fi
@@ -126,7 +131,7 @@ run() { # TRANSPORT NP ARGS...
             [[ -n $y ]] && export OMPI_MCA_mpi_yield_when_idle=$y
         fi
         timeout -k 5 600 mpirun -np "$np" "${args[@]}" $EXTRA "$B" "$@"
-    ) 2> >(grep -v 'plm:rsh: Warning: setpgid' >&2) | sed "s/^/$pre,$np,/" > "$out/run.tmp" ||
+    ) 2> >(grep -v 'plm:rsh: Warning: setpgid' >&2) | sed "s/^/${LABEL:-$pre},$np,/" > "$out/run.tmp" ||
         echo "bench-pdbp: run $pre $np $* failed" >&2
     grep -v ",stats," "$out/run.tmp" >>"$out/tput.csv"
     grep ",stats," "$out/run.tmp" | sed 's/,stats,/,/' >>"$out/stats.csv"
@@ -147,8 +152,28 @@ done
 echo "== load after the throughput runs: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ $cluster_up -eq 1 ]]; then
     $CL down --name "$CLN" >/dev/null 2>&1
-    trap - EXIT
 fi
+
+# Small packets on a faster link: MPI_Alltoall of one small packet per
+# call is bound by per-call costs, not by the link, as on a real cluster;
+# at 100 Mbit/s this emulation's microsecond latencies let it fill 40-90 %
+# of the link from 256 B (docs/pdbp.md, "Small packets").
+FAST=${PDBP_BENCH_FAST_RATE-1gbit} FAST_LINK=""
+if [[ $cluster_up -eq 1 && -n $FAST ]]; then
+    CLN=pdf$(( $$ % 100000 ))
+    if bring_up "$CLN" "$FAST"; then
+        FAST_LINK=$(link_mbps "$FAST")
+        echo "== pdbp small packets: links $FAST, TCP $CC; hosts {$NPS}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+        for np in $NPS; do
+            [[ " $PATTERNS " == *" NtoN "* ]] && LABEL=cluster-$FAST run cluster "$np" tput NtoN "$BYTES" "$REPS"
+            [[ " $PATTERNS " == *" a2a "* ]] && LABEL=cluster-$FAST run cluster "$np" a2a "$BYTES" "$REPS"
+        done
+        $CL down --name "$CLN" >/dev/null 2>&1
+    else
+        echo "bench-pdbp: no cluster at $FAST: small-packet runs skipped" >&2
+    fi
+fi
+trap - EXIT
 
 # Pool memory is about the allocation algorithm, not links: shared memory.
 [[ $POOL == 1 ]] && echo "threshold,streams,host0_pool_bytes,host1_pool_bytes,host0_grows" >"$out/pool.csv"
@@ -165,7 +190,8 @@ if [[ -z $DOCS ]]; then
     echo "== pdbp: CSV in $out (PDBP_BENCH_DOCS empty: docs untouched); load: $(cut -d' ' -f1-3 /proc/loadavg)"
     exit 0
 fi
-"$PY" libcomm/pdbp/bench/plot.py "$out" "$DOCS" ${LINK:+--link-mbps "$LINK"}
+"$PY" libcomm/pdbp/bench/plot.py "$out" "$DOCS" ${LINK:+--link-mbps "cluster=$LINK"} \
+    ${FAST_LINK:+--link-mbps "cluster-$FAST=$FAST_LINK"}
 cp "$out/tput.csv" "$out/stats.csv" "$DOCS/"
 [[ -f $out/pool.csv ]] && cp "$out/pool.csv" "$DOCS/"
 echo "== pdbp: CSV in $out and $DOCS/, plots in $DOCS/, table in $DOCS/summary.md; load: $(cut -d' ' -f1-3 /proc/loadavg)"
