@@ -83,6 +83,7 @@ struct nbop {
     atomic_llong wait_ns;          /* time the program waited in faults */
     int site_index;
     uint64_t entry_tick, return_tick;
+    int64_t invocation;            /* the call's 0-based count at its site */
     int record;                    /* write a call row at reap time */
     int node_phase;
     struct nbop *next;

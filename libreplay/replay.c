@@ -32,7 +32,7 @@ const char tnbc_mode_name[] = "tnbc replay";
 struct site_stats {
     const struct tnbc_site *site;
     enum tnbc_op op;
-    int64_t calls, early, total_ticks, wait_ns, bytes, recorded;
+    int64_t calls, early, total_ticks, wait_ns, bytes;
     int warned;
 };
 
@@ -137,7 +137,7 @@ static void record(struct nbop *op)
     if (!R.db || !op->record)
         return;
     struct tnbc_call_row row = {
-        .rank = R.rank, .site = st->site->id, .invocation = (int)st->recorded,
+        .rank = R.rank, .site = st->site->id, .invocation = (int)op->invocation,
         .op = tnbc_op_name(op->a.op), .comm_size = op->layout.comm_size,
         .comm_rank = op->layout.comm_rank, .root = op->a.root,
         .send_type_size = op->layout.send_type_size, .recv_type_size = op->layout.recv_type_size,
@@ -146,7 +146,6 @@ static void record(struct nbop *op)
         .chunks = op->layout.chunks, .entry_tsc = (int64_t)op->entry_tick,
         .return_tsc = (int64_t)op->return_tick, .wait_ns = wait,
     };
-    st->recorded++;
     tnbc_db_call(R.db, &row);
 }
 
@@ -338,6 +337,9 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     arm(op, &armed);
     op->site_index = site->index;
     op->entry_tick = entry;
+    /* The count of all calls at the site, blocking ones included (as in
+     * the trace), so that a gap in the recorded calls shows as one. */
+    op->invocation = st ? st->calls : 0;
     op->record = st && st->early < R.record_max;
     int nwait;
     int *wait = unguarded_subs(op, armed, &nwait);
