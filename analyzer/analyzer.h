@@ -87,8 +87,14 @@ int an_trace_open(struct an_trace *t, const char *path, char *err, size_t errlen
 /* A replay summary (tnbc run --summary, merged): the same schema, every
  * rank in replay mode. */
 int an_replay_open(struct an_trace *t, const char *path, char *err, size_t errlen);
-int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, double *out,
-                     char *err, size_t errlen);
+/* Which call-to-call cycles an_site_cycle_ns takes: all, or in a trial
+ * replay run (TNBC_REPLAY_TRIAL, blocking calls' rows have wait_ns -1)
+ * those that start at an early or at a blocking call. */
+enum an_cycle { AN_CYCLE_ALL, AN_CYCLE_AFTER_EARLY, AN_CYCLE_AFTER_BLOCKING };
+/* Median over invocations of the slowest rank's time from one call's entry
+ * at the site to the next's; returns how many cycles, or -1 with err. */
+int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, enum an_cycle kind,
+                     double *out, char *err, size_t errlen);
 /* Decisions checked against a replay run with the profile (measured.c). */
 int an_measured(struct tnbc_profile *p, struct an_trace *trace, struct an_trace *replay,
                 char *err, size_t errlen);

@@ -12,6 +12,11 @@
  * reason; a site that was faster keeps its decision and says by how much.
  * The traced cycle is in program time (the trace's own work taken out,
  * core/clock.h); the replay cycle is wall time, its costs included.
+ *
+ * A trial run (TNBC_REPLAY_TRIAL=1) runs every other call of a site
+ * blocking; then the cycles after its early calls are compared with those
+ * after its blocking calls, both measured in the same run under the same
+ * conditions, and the trace is not needed for that site.
  */
 #include "analyzer.h"
 
@@ -30,27 +35,42 @@ static int set_reason(struct tnbc_profile_site *ps, const char *text)
     return 0;
 }
 
+/* The baseline cycle: the trial run's blocking calls when it has them
+ * (*what says so), else the trace's. Returns the count, or -1. */
+static int baseline(struct tnbc_profile_site *ps, struct an_trace *trace, struct an_trace *replay,
+                    double *ns, const char **what, char *err, size_t errlen)
+{
+    int n = an_site_cycle_ns(replay, ps->site, ps->op, AN_CYCLE_AFTER_BLOCKING, ns, err, errlen);
+    *what = "after its blocking calls in the same trial run";
+    if (n != 0)
+        return n;
+    *what = "traced";
+    return an_site_cycle_ns(trace, ps->site, ps->op, AN_CYCLE_ALL, ns, err, errlen);
+}
+
 static int check_site(struct tnbc_profile_site *ps, struct an_trace *trace,
                       struct an_trace *replay, char *err, size_t errlen)
 {
-    double traced, measured;
+    double base, measured;
+    const char *what;
     char buf[800];
-    int nt = an_site_cycle_ns(trace, ps->site, ps->op, &traced, err, errlen);
-    int nm = nt < 0 ? -1 : an_site_cycle_ns(replay, ps->site, ps->op, &measured, err, errlen);
+    int nt = baseline(ps, trace, replay, &base, &what, err, errlen);
+    int nm = nt < 0 ? -1 : an_site_cycle_ns(replay, ps->site, ps->op, AN_CYCLE_AFTER_EARLY,
+                                            &measured, err, errlen);
     if (nt < 0 || nm < 0)
         return -1;
-    if (nt == 0 || nm == 0 || !isfinite(traced) || !isfinite(measured))
+    if (nt == 0 || nm == 0 || !isfinite(base) || !isfinite(measured))
         return 0;   /* one call, or none early: nothing to compare */
-    if (measured >= traced) {
+    if (measured >= base) {
         ps->on = 0;
         snprintf(buf, sizeof buf,
-                 "measured in replay: %.1f ms from call to call against %.1f ms traced, "
+                 "measured in replay: %.1f ms from call to call against %.1f ms %s, "
                  "no gain (the model said: %s)",
-                 measured / 1e6, traced / 1e6, ps->reason);
+                 measured / 1e6, base / 1e6, what, ps->reason);
     } else {
         snprintf(buf, sizeof buf, "%s; measured in replay: %.1f ms from call to call against "
-                 "%.1f ms traced",
-                 ps->reason, measured / 1e6, traced / 1e6);
+                 "%.1f ms %s",
+                 ps->reason, measured / 1e6, base / 1e6, what);
     }
     return set_reason(ps, buf) < 0 ? -1 : 1;
 }

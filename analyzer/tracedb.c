@@ -191,25 +191,27 @@ static int push_double(double **v, int *n, int *cap, double x)
  * the next's at the same site (the calls between, and the code, included);
  * *out gets the median over invocations. Returns the number of
  * invocations measured (0: none), or -1 with err set. */
-int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, double *out,
-                     char *err, size_t errlen)
+int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, enum an_cycle kind,
+                     double *out, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (prepare(t, "SELECT rank, invocation, entry_tsc FROM call WHERE site=?1 AND op=?2 "
-                   "ORDER BY invocation, rank", &st, err, errlen) < 0)
+    if (prepare(t, "SELECT rank, invocation, entry_tsc, wait_ns < 0 FROM call WHERE site=?1 "
+                   "AND op=?2 ORDER BY invocation, rank", &st, err, errlen) < 0)
         return -1;
     sqlite3_bind_text(st, 1, site, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC);
     int64_t *prev_inv = malloc((size_t)t->world_size * sizeof *prev_inv);
     int64_t *prev_tsc = malloc((size_t)t->world_size * sizeof *prev_tsc);
+    int *prev_blocking = calloc((size_t)t->world_size, sizeof *prev_blocking);
     double *cycles = NULL, cur = -1;   /* cur: this invocation's longest, -1 none */
-    int n = 0, cap = 0, fail = !prev_inv || !prev_tsc;
+    int n = 0, cap = 0, fail = !prev_inv || !prev_tsc || !prev_blocking;
     int64_t cur_inv = -1;
     for (int r = 0; !fail && r < t->world_size; r++)
         prev_inv[r] = -2;
     while (!fail && sqlite3_step(st) == SQLITE_ROW) {
         int rank = sqlite3_column_int(st, 0);
         int64_t inv = sqlite3_column_int64(st, 1), tsc = sqlite3_column_int64(st, 2);
+        int blocking = sqlite3_column_int(st, 3);
         if (rank < 0 || rank >= t->world_size || !t->ranks[rank].present)
             continue;
         if (inv != cur_inv) {
@@ -217,18 +219,21 @@ int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, doubl
             cur = -1;
             cur_inv = inv;
         }
-        if (prev_inv[rank] == inv - 1 && tsc > prev_tsc[rank]) {
+        int wanted = kind == AN_CYCLE_ALL || (kind == AN_CYCLE_AFTER_BLOCKING) == prev_blocking[rank];
+        if (prev_inv[rank] == inv - 1 && tsc > prev_tsc[rank] && wanted) {
             double ns = (double)(tsc - prev_tsc[rank]) / t->ranks[rank].tsc_hz * 1e9;
             if (ns > cur)
                 cur = ns;
         }
         prev_inv[rank] = inv;
         prev_tsc[rank] = tsc;
+        prev_blocking[rank] = blocking;
     }
     fail = fail || (cur >= 0 && push_double(&cycles, &n, &cap, cur) < 0);
     sqlite3_finalize(st);
     free(prev_inv);
     free(prev_tsc);
+    free(prev_blocking);
     if (fail) {
         free(cycles);
         return terr(t, err, errlen, "out of memory");

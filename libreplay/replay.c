@@ -45,6 +45,7 @@ static struct {
     int op_on[TNBC_OP_COUNT];
     struct tnbc_site_table stats;   /* of struct site_stats */
     long record_max;
+    int trial;             /* TNBC_REPLAY_TRIAL: every other call of a site blocking */
     struct tnbc_db *db;
 } R;
 
@@ -96,6 +97,7 @@ int tnbc_mode_init(int provided)
     PMPI_Comm_dup(MPI_COMM_WORLD, &R.data);
     PMPI_Comm_dup(MPI_COMM_WORLD, &R.agree);
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
+    R.trial = tnbc_env_bool("TNBC_REPLAY_TRIAL", 0);
     nbop_node_schedule = tnbc_env_bool("TNBC_NODE_SCHEDULE", 1);
     nbop_piece_bytes = tnbc_env_long("TNBC_PIECE", nbop_piece_bytes, 0, 1L << 30);
     int window = (int)tnbc_env_long("TNBC_WINDOW", 8, 1, 1024);
@@ -149,6 +151,27 @@ static void record(struct nbop *op)
     tnbc_db_call(R.db, &row);
 }
 
+/* A trial run's blocking call: a row with wait_ns = -1 (docs/schema.md),
+ * so that --measured can compare the cycles after early and after
+ * blocking calls of one run. Only who, where and when are filled in. */
+static void record_blocking(const struct tnbc_args *a, struct site_stats *st, int64_t invocation,
+                            uint64_t entry, uint64_t ret)
+{
+    if (!R.db || !st->site || st->calls > 2 * R.record_max)
+        return;
+    int size = 0, rank = 0;
+    PMPI_Comm_size(a->comm, &size);
+    PMPI_Comm_rank(a->comm, &rank);
+    struct tnbc_call_row row = {
+        .rank = R.rank, .site = st->site->id, .invocation = (int)invocation,
+        .op = tnbc_op_name(a->op), .comm_size = size, .comm_rank = rank, .root = a->root,
+        .block_bytes = -1, .entry_tsc = (int64_t)entry, .return_tsc = (int64_t)ret, .wait_ns = -1,
+    };
+    tnbc_db_begin(R.db);
+    tnbc_db_call(R.db, &row);
+    tnbc_db_commit(R.db);
+}
+
 static void reap(void)
 {
     struct nbop *list = progress_take_done();
@@ -198,14 +221,17 @@ static void release_reused(const struct tnbc_args *a)
     tnbc_layout_free(&l);
 }
 
-static int blocking(const struct tnbc_args *a, struct site_stats *st)
+static int blocking(const struct tnbc_args *a, struct site_stats *st, int trial_row)
 {
     uint64_t t0 = tnbc_ticks();
     release_reused(a);
     int rc = tnbc_pmpi_collective(a);
     if (st) {
+        uint64_t t1 = tnbc_ticks();
+        if (trial_row)
+            record_blocking(a, st, st->calls, t0, t1);
         st->calls++;
-        st->total_ticks += (int64_t)(tnbc_ticks() - t0);
+        st->total_ticks += (int64_t)(t1 - t0);
     }
     return rc;
 }
@@ -300,13 +326,17 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     int p = 0, armed;
 
     if (!R.on || a->comm != MPI_COMM_WORLD || !R.op_on[a->op])
-        return blocking(a, NULL);
+        return blocking(a, NULL, 0);
     reap();
     PMPI_Comm_size(a->comm, &p);
     const struct tnbc_site *site = tnbc_site_of(caller);
     struct site_stats *st = stats_for(site, a->op);
     uint64_t entry = phase_start(), clock = entry;
-    struct nbop *op = candidate(a, site, &ps, &why);
+    /* A trial run votes no on every other call of a site, so that all
+     * ranks run it blocking (the agreement keeps them together). */
+    int trial_off = R.trial && st && st->calls % 2 == 1 &&
+                    (ps = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op))) && ps->on;
+    struct nbop *op = trial_off ? NULL : candidate(a, site, &ps, &why);
     phase_end(&clock, PHASE_CANDIDATE);
     struct edge_req *got = malloc((size_t)p * sizeof *got);
     if (!got) {
@@ -324,13 +354,13 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     }
     free(got);
     if (!all) {
-        if (st && !st->warned && ps && ps->on) {
+        if (st && !st->warned && ps && ps->on && !trial_off) {
             st->warned = 1;
             tnbc_warn("%s at %s runs blocking: %s", tnbc_op_name(a->op), site->id,
                       op ? "another rank cannot transform it" : why);
         }
         nbop_free(op);
-        return blocking(a, st);
+        return blocking(a, st, trial_off);
     }
     tnbc_guard_release_layout(&op->layout, TNBC_REL_REUSE);
     phase_end(&clock, PHASE_PLAN);

@@ -54,6 +54,18 @@ demo_app() {
     step "$name: analysis: tnbc analyze $OUT/$name.db -o $OUT/$name.profile"
     $T analyze "$OUT/$name.db" -o "$OUT/$name.profile" | grep -v ': off: tiny' | sed 's/^/    /'
 
+    # README's optional check: a trial run in which every other call of a
+    # tuned site runs blocking; a site whose early calls were not faster
+    # is turned off (docs/analyzer.md, --measured).
+    if grep -q '^  decision on' "$OUT/$name.profile"; then
+        step "$name: trial run (TNBC_REPLAY_TRIAL=1 tnbc run ... --summary $OUT/$name-trial.d), then tnbc analyze ... --measured"
+        TNBC_REPLAY_TRIAL=1 $T run -p "$OUT/$name.profile" --summary "$OUT/$name-trial.d" -- \
+            "${MPIRUN[@]}" "${app[@]}" > "$OUT/$name-trial.out"
+        field check "$OUT/$name-trial.out" | grep -qx ok || { cat "$OUT/$name-trial.out"; exit 1; }
+        $T analyze "$OUT/$name.db" -o "$OUT/$name.profile" --measured "$OUT/$name-trial.d" |
+            grep -v ': off: tiny' | sed 's/^/    /'
+    fi
+
     for r in $(seq 1 "$REPS"); do
         step "$name: repetition $r/$REPS: plain, then tuned (tnbc run -p $OUT/$name.profile -- mpirun ...)"
         "${MPIRUN[@]}" "${app[@]}" > "$OUT/$name-plain-$r.out"

@@ -116,6 +116,25 @@ check_phases() {
     done
 }
 
+# TNBC_REPLAY_TRIAL=1: every other call of a site that is on runs blocking
+# (a row with wait_ns -1), the others return early; results unchanged.
+check_trial() {
+    pipeline tr 2 force "$P/trace/access_order" alltoall 1048576 forward 6 || return 1
+    TNBC_REPLAY_TRIAL=1 $TNBC run -p "$W/tr.on.profile" --summary "$W/tr2.summary.d" -- \
+        timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np 2 \
+        "$P/trace/access_order" alltoall 1048576 forward 6 > "$W/tr.trial" || return 1
+    cmp -s "$W/tr.plain" "$W/tr.trial" || { echo "results differ:"; diff "$W/tr.plain" "$W/tr.trial"; return 1; }
+    local r rows want
+    for r in 0 1; do
+        rows=$(q "$W/tr2.summary.d/rank-00000$r.db" "SELECT group_concat(invocation || ':' ||
+                 (wait_ns < 0), ' ') FROM (SELECT * FROM call WHERE op = 'alltoall' ORDER BY invocation)")
+        want=$(q "$W/tr2.summary.d/rank-00000$r.db" "SELECT group_concat(i || ':' || (i % 2), ' ') FROM
+                 (WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 5) SELECT i FROM n)")
+        echo "rank $r: $rows"
+        [[ -n $rows && $rows == "$want" ]] || { echo "want: $want"; return 1; }
+    done
+}
+
 # ThreadSanitizer over the progress thread and the program's thread: the
 # replay library built with -fsanitize=thread, on the integrity program.
 # Open MPI is not instrumented; test/replay/tsan.supp says what is not judged.
@@ -181,6 +200,7 @@ t_run "write/fwrite/MPI_Send/free while in flight" check_io
 t_run "Fortran MPI_ALLTOALL" check_fortran
 t_run "fault waits recorded in the summary" check_waits
 t_run "TNBC_REPLAY_PHASES: per-step times of the early return" check_phases
+t_run "TNBC_REPLAY_TRIAL: every other call blocking, recorded as such" check_trial
 T_TIMEOUT=300 t_run "ThreadSanitizer: progress thread and program" check_tsan
 t_run "no profile: pass-through" check_no_profile
 t_run "malformed profile: one line, blocking" check_bad_profile

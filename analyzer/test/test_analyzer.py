@@ -620,6 +620,36 @@ def test_measured_slowest_rank_decides():
     check(not s["on"] and "11.0 ms from call to call" in s["reason"], s["reason"])
 
 
+def trial_db(name, early_ms, blocking_ms, n=4, invocations=6):
+    """A trial replay run (TNBC_REPLAY_TRIAL): even invocations early, odd
+    ones blocking (wait_ns -1); the cycle after an early call lasts
+    early_ms, after a blocking one blocking_ms."""
+    t = mktrace.Trace(db(name))
+    t.runs(n, mode="replay")
+    for r in range(n):
+        e = 0.0
+        for inv in range(invocations):
+            t.ordered_call(r, SITE, "alltoall", n, MB, [0, 1, 2, 3], e, e + 1_000_000,
+                           2_000_000, 10_000)
+            e += (early_ms if inv % 2 == 0 else blocking_ms) * 1e6
+    t.db.execute("UPDATE call SET wait_ns = -1 WHERE invocation % 2 = 1")
+    t.close()
+    return db(name)
+
+
+def test_measured_trial_compares_within_the_run():
+    # The trace's cycle (20 ms) would make a 12 ms replay cycle look like a
+    # gain; the trial run's own blocking calls (9 ms) say it is a loss.
+    trace = cycle_db("mt5", lambda r: 20)
+    s = site_of(analyze_measured(trace, trial_db("mr5", 12, 9)), "alltoall")
+    check(not s["on"] and "measured in replay: 12.0 ms from call to call against 9.0 ms "
+          "after its blocking calls in the same trial run, no gain" in s["reason"], s["reason"])
+    s = site_of(analyze_measured(trace, trial_db("mr6", 8, 11)), "alltoall")
+    check(s["on"] and s["reason"].endswith("measured in replay: 8.0 ms from call to call "
+                                           "against 11.0 ms after its blocking calls in the "
+                                           "same trial run"), s["reason"])
+
+
 def test_measured_bad_input():
     trace = cycle_db("mt4", lambda r: 10)
     r = analyze_measured(trace, trace, expect_rc=1)
