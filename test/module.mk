@@ -31,3 +31,9 @@ CHECK_SUITES += replay
 check-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
 	@$(MAKE) --no-print-directory SAN=tsan build-tsan/lib/libtnbc-replay.so > /dev/null
 	@BUILD=$(BUILD) BUILD_TSAN=build-tsan test/replay.sh
+
+CHECK_SUITES += testlib
+
+.PHONY: check-testlib
+check-testlib:
+	@BUILD=$(BUILD) test/lib_selftest.sh
