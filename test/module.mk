@@ -30,7 +30,8 @@ CHECK_SUITES += replay
 .PHONY: check-replay
 check-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
 	@$(MAKE) --no-print-directory SAN=tsan build-tsan/lib/libtnbc-replay.so > /dev/null
-	@BUILD=$(BUILD) BUILD_TSAN=build-tsan test/replay.sh
+	@$(MAKE) --no-print-directory SAN=asan build-asan/lib/libtnbc-replay.so > /dev/null
+	@BUILD=$(BUILD) BUILD_TSAN=build-tsan BUILD_ASAN=build-asan test/replay.sh
 
 CHECK_SUITES += testlib
 

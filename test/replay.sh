@@ -8,6 +8,7 @@ export TNBC_BUILD=$PWD/$BUILD
 TNBC=scripts/tnbc
 P=$BUILD/test
 BUILD_TSAN=${BUILD_TSAN:-build-tsan}
+BUILD_ASAN=${BUILD_ASAN:-build-asan}
 W=$(mktemp -d /tmp/tnbc-replay-test.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 q() { sqlite3 -batch -noheader "$1" "$2"; }
@@ -165,7 +166,7 @@ check_tsan() {
     t_mpirun 3 -x LD_PRELOAD="$tsan:$PWD/$BUILD_TSAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/ts.on.profile" \
         -x TNBC_PIECE=8192 \
         -x TNBC_REPLAY_DIR="$W/ts.tsan.d" \
-        -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=0 suppressions=$PWD/test/replay/tsan.supp" \
+        -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=1 suppressions=$PWD/test/replay/tsan.supp" \
         "$P/replay/integrity" 31 2 > "$W/ts.tsan" 2>&1 || { tail -40 "$W/ts.tsan"; return 1; }
     cmp <(grep -v ThreadSanitizer "$W/ts.tsan" | grep -E '^(integrity|checksums)') "$W/ts.plain" ||
         { echo "results differ under TSan"; return 1; }
@@ -174,6 +175,25 @@ check_tsan() {
     if grep -q 'WARNING: ThreadSanitizer' "$W/ts.tsan"; then
         grep -A30 'WARNING: ThreadSanitizer' "$W/ts.tsan" | head -80; return 1
     fi
+}
+
+# LeakSanitizer: the replay library built with ASan (build-asan/), every
+# collective of the integrity program forced on. Any leak not suppressed by
+# name in test/replay/lsan.supp fails the test; results as in the plain run.
+check_lsan() {
+    local asan; asan=$(gcc -print-file-name=libasan.so)
+    [[ -f "$asan" && -f "$BUILD_ASAN/lib/libtnbc-replay.so" ]] || { echo "no ASan build"; return 1; }
+    pipeline ls 3 force "$P/replay/integrity" 32 2 || return 1
+    t_mpirun 3 -x LD_PRELOAD="$asan:$PWD/$BUILD_ASAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/ls.on.profile" \
+        -x TNBC_REPLAY_DIR="$W/ls.asan.d" \
+        -x ASAN_OPTIONS="detect_leaks=1 fast_unwind_on_malloc=0 malloc_context_size=30" \
+        -x LSAN_OPTIONS="suppressions=$PWD/test/replay/lsan.supp print_suppressions=0" \
+        "$P/replay/integrity" 32 2 > "$W/ls.asan" 2>&1 || { grep -B2 -A20 'ERROR: ' "$W/ls.asan" | head -80; return 1; }
+    cmp <(grep -E '^(integrity|checksums)' "$W/ls.asan") "$W/ls.plain" ||
+        { echo "results differ under ASan"; return 1; }
+    [[ $(q "$W/ls.asan.d/rank-000000.db" "SELECT SUM(traced) FROM site WHERE op IN ('bcast', 'allreduce', 'reduce')") -gt 0 ]] ||
+        { echo "no chunked collective was transformed under ASan"; return 1; }
+    ! grep -q 'Sanitizer' "$W/ls.asan" || { grep -A30 'Sanitizer' "$W/ls.asan" | head -60; return 1; }
 }
 
 # No profile: the library passes every call through.
@@ -222,6 +242,7 @@ t_run "fault waits recorded in the summary" check_waits
 t_run "TNBC_REPLAY_PHASES: per-step times of the early return" check_phases
 t_run "TNBC_REPLAY_TRIAL: every other call blocking, recorded as such" check_trial
 T_TIMEOUT=300 t_run "ThreadSanitizer: progress thread and program" check_tsan
+T_TIMEOUT=300 t_run "LeakSanitizer: no leak in the replay library" check_lsan
 t_run "no profile: pass-through" check_no_profile
 t_run "malformed profile: one line, blocking" check_bad_profile
 if [[ $(id -u) -ne 0 ]]; then
