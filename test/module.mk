@@ -18,7 +18,11 @@ CHECK_SUITES += trace
 check-trace: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN)
 	@BUILD=$(BUILD) test/trace.sh
 
-REPLAY_TEST_PROGS := $(BUILD)/test/replay/integrity
+REPLAY_TEST_PROGS := $(BUILD)/test/replay/integrity $(BUILD)/test/replay/irecv_spy.so
+
+$(BUILD)/test/replay/irecv_spy.so: test/replay/irecv_spy.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -fPIC -shared -o $@ $< -ldl
 
 $(BUILD)/test/replay/%: test/replay/%.c
 	@mkdir -p $(dir $@)

@@ -90,6 +90,27 @@ check_orders() {
         all_early opp alltoall 4 4
 }
 
+# The receives of a call are posted in the profile's priority order: the
+# read order the program was traced with (3,1,0,2), less the rank's own
+# block. test/replay/irecv_spy.so, preloaded after the runtime, logs the
+# source and count of each PMPI_Irecv; zero-byte receives (node tokens) are
+# left out, and a source counts where its first part is posted.
+check_prio_order() {
+    pipeline po 4 force "$P/trace/access_order" alltoall 65536 3,1,0,2 2 || return 1
+    rm -rf "$W/spy"; mkdir -p "$W/spy"
+    t_mpirun 4 -x LD_PRELOAD="$PWD/$BUILD/lib/libtnbc-replay.so:$PWD/$P/replay/irecv_spy.so" \
+        -x TNBC_PROFILE="$W/po.on.profile" -x IRECV_SPY_DIR="$W/spy" \
+        "$P/trace/access_order" alltoall 65536 3,1,0,2 1 > "$W/po.spy" 2>&1 || { cat "$W/po.spy"; return 1; }
+    grep -q 'access_order: ok' "$W/po.spy" || { cat "$W/po.spy"; return 1; }
+    local r got want
+    for r in 0 1 2 3; do
+        got=$(awk '$2 > 0 && !seen[$1]++ { printf "%s%s", sep, $1; sep = "," }' "$W/spy/rank-$r")
+        want=$(echo 3,1,0,2 | tr ',' '\n' | grep -vx "$r" | paste -sd,)
+        echo "rank $r: receives posted from $got (want $want)"
+        [[ $got == "$want" ]] || return 1
+    done
+}
+
 # Buffers handed to write(), fwrite(), MPI_Send and free() while in flight.
 # All four alltoalls go early on every rank (the program checks every value
 # it wrote, sent and received, and prints ok only if all were right).
@@ -237,6 +258,7 @@ t_run "integrity, 3 ranks, TCP, one-page pieces" check_pieces
 t_cmocka "$P/replay/test_pieces"
 t_run "read order as profiled and opposite" check_orders
 t_run "write/fwrite/MPI_Send/free while in flight" check_io
+t_run "receives posted in the profile's priority order" check_prio_order
 t_run "Fortran MPI_ALLTOALL" check_fortran
 t_run "fault waits recorded in the summary" check_waits
 t_run "TNBC_REPLAY_PHASES: per-step times of the early return" check_phases
