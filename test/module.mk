@@ -42,3 +42,9 @@ CHECK_SUITES += testlib
 .PHONY: check-testlib
 check-testlib:
 	@BUILD=$(BUILD) test/lib_selftest.sh
+
+# The mutation check (not part of `make check`): deliberate bugs, one at a
+# time in a scratch copy, each of which some suite must catch.
+.PHONY: check-mutants
+check-mutants: all
+	@BUILD=$(BUILD) scripts/check-mutants
