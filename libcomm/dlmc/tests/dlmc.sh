@@ -13,28 +13,18 @@ t_fuzz dlmc libcomm/dlmc/fuzz/seeds
 t_run "pi over MPI, 3 ranks" mpirun --oversubscribe -np 3 "$B/dlmc_pi" -r 2 1000 100000
 t_run "tridiagonal solver over MPI, 3 ranks" mpirun --oversubscribe -np 3 "$B/dlmc_tridiag" -r 1 6 1000 200000
 # Bad configuration: a one-line error, never a hang or a crash.
-# both_ranks MSG CMD...: CMD's status, or 99 when rank 0 or 1 did not say MSG.
-both_ranks() {
-    local msg=$1 out rc r; shift
-    out=$("$@" 2>&1); rc=$?
-    echo "$out"
-    for r in 0 1; do
-        grep -q "rank $r: $msg" <<<"$out" || { echo "rank $r did not say: $msg"; return 99; }
-    done
-    return $rc
-}
+# (With several ranks, mpirun ends the job at the first rank's abort: the
+# others may be gone before they say why, so one rank's message is asked.)
 t_expect_fail "unknown transport refused" 2 "^p2p: transport 'udp' unknown" \
     env TNBC_P2P=udp "$B/dlmc_pi" 10
 t_expect_fail "bad size refused" 2 "^dlmc: bad size: 5G$" \
     "$B/dlmc_tool" send eth0 3 02:00:00:00:00:01/5 1 5G
 t_expect_fail "bad endpoint refused" 2 "^dlmc: endpoint out of range: 99999$" \
     "$B/dlmc_tool" recv eth0 99999 1 1
-t_expect_fail "channel: no such TNBC_DLMC_IF, all ranks fail" 1 "DLMC channel: No such device" \
-    both_ranks "DLMC channel: No such device" \
+t_expect_fail "channel: no such TNBC_DLMC_IF, the job fails" 1 "^rank [01]: DLMC channel: No such device" \
     env TNBC_DLMC_IF=nosuch0 mpirun --oversubscribe -np 2 "$B/dlmc_pi" --transport=dlmc 10
-t_expect_fail "channel: bad TNBC_DLMC_EP_BASE, all ranks fail" 1 \
-    "TNBC_DLMC_EP_BASE='70000' is not an endpoint number" \
-    both_ranks "DLMC channel: Invalid argument" \
+t_expect_fail "channel: bad TNBC_DLMC_EP_BASE, the job fails" 1 \
+    "^tnbc dlmc: TNBC_DLMC_EP_BASE='70000' is not an endpoint number \(0-65535\)" \
     env TNBC_DLMC_IF=lo TNBC_DLMC_EP_BASE=70000 mpirun --oversubscribe -np 2 "$B/dlmc_pi" --transport=dlmc 10
 
 vm_reason() {
