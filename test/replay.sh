@@ -46,14 +46,20 @@ early() {
 
 # all_early NAME OP NP CALLS: on each of the NP ranks, the site of OP made
 # CALLS calls and every one of them took the early-return path (counted in
-# `traced`; a call the runtime ran blocking counts in `calls` only).
+# `traced`; a call the runtime ran blocking counts in `calls` only), and,
+# where the summary records why calls ran blocking (site.fallback), none
+# did for any reason.
 all_early() {
-    local name=$1 op=$2 np=$3 want=$4 r got
+    local name=$1 op=$2 np=$3 want=$4 r db got fb
     for ((r = 0; r < np; r++)); do
-        got=$(q "$W/$name.summary.d/rank-$(printf %06d $r).db" \
-                "SELECT IFNULL(SUM(calls), 0) || ':' || IFNULL(SUM(traced), 0) FROM site WHERE op = '$op'")
+        db=$W/$name.summary.d/rank-$(printf %06d $r).db
+        got=$(q "$db" "SELECT IFNULL(SUM(calls), 0) || ':' || IFNULL(SUM(traced), 0) FROM site WHERE op = '$op'")
         [[ $got == "$want:$want" ]] ||
             { echo "$name rank $r $op: calls:early $got, want $want:$want"; return 1; }
+        if [[ $(q "$db" "SELECT count(*) FROM pragma_table_info('site') WHERE name = 'fallback'") == 1 ]]; then
+            fb=$(q "$db" "SELECT group_concat(fallback, ' ') FROM site WHERE op = '$op' AND fallback <> ''")
+            [[ -z $fb ]] || { echo "$name rank $r $op: fell back: $fb"; return 1; }
+        fi
     done
 }
 
@@ -183,12 +189,13 @@ check_trial() {
 check_tsan() {
     local tsan; tsan=$(gcc -print-file-name=libtsan.so)
     [[ -f "$tsan" && -f "$BUILD_TSAN/lib/libtnbc-replay.so" ]] || { echo "no TSan build"; return 1; }
-    pipeline ts 3 force "$P/replay/integrity" 31 2 || return 1
+    # Seed 12: blocks of 37 KiB (seed 31's fit in one page and run blocking).
+    pipeline ts 3 force "$P/replay/integrity" 12 2 || return 1
     t_mpirun 3 -x LD_PRELOAD="$tsan:$PWD/$BUILD_TSAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/ts.on.profile" \
         -x TNBC_PIECE=8192 \
         -x TNBC_REPLAY_DIR="$W/ts.tsan.d" \
         -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=1 suppressions=$PWD/test/replay/tsan.supp" \
-        "$P/replay/integrity" 31 2 > "$W/ts.tsan" 2>&1 || { tail -40 "$W/ts.tsan"; return 1; }
+        "$P/replay/integrity" 12 2 > "$W/ts.tsan" 2>&1 || { tail -40 "$W/ts.tsan"; return 1; }
     cmp <(grep -v ThreadSanitizer "$W/ts.tsan" | grep -E '^(integrity|checksums)') "$W/ts.plain" ||
         { echo "results differ under TSan"; return 1; }
     [[ $(q "$W/ts.tsan.d/rank-000000.db" "SELECT SUM(traced) FROM site") -gt 0 ]] ||
@@ -201,15 +208,16 @@ check_tsan() {
 # LeakSanitizer: the replay library built with ASan (build-asan/), every
 # collective of the integrity program forced on. Any leak not suppressed by
 # name in test/replay/lsan.supp fails the test; results as in the plain run.
-check_lsan() {
+check_lsan_integrity() {
     local asan; asan=$(gcc -print-file-name=libasan.so)
     [[ -f "$asan" && -f "$BUILD_ASAN/lib/libtnbc-replay.so" ]] || { echo "no ASan build"; return 1; }
-    pipeline ls 3 force "$P/replay/integrity" 32 2 || return 1
+    # Seed 12: blocks of 37 KiB, more than a page (as in check_tsan).
+    pipeline ls 3 force "$P/replay/integrity" 12 2 || return 1
     t_mpirun 3 -x LD_PRELOAD="$asan:$PWD/$BUILD_ASAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/ls.on.profile" \
         -x TNBC_REPLAY_DIR="$W/ls.asan.d" \
         -x ASAN_OPTIONS="detect_leaks=1 fast_unwind_on_malloc=0 malloc_context_size=30" \
         -x LSAN_OPTIONS="suppressions=$PWD/test/replay/lsan.supp print_suppressions=0" \
-        "$P/replay/integrity" 32 2 > "$W/ls.asan" 2>&1 || { grep -B2 -A20 'ERROR: ' "$W/ls.asan" | head -80; return 1; }
+        "$P/replay/integrity" 12 2 > "$W/ls.asan" 2>&1 || { grep -B2 -A20 'ERROR: ' "$W/ls.asan" | head -80; return 1; }
     cmp <(grep -E '^(integrity|checksums)' "$W/ls.asan") "$W/ls.plain" ||
         { echo "results differ under ASan"; return 1; }
     [[ $(q "$W/ls.asan.d/rank-000000.db" "SELECT SUM(traced) FROM site WHERE op IN ('bcast', 'allreduce', 'reduce')") -gt 0 ]] ||
@@ -264,7 +272,7 @@ t_run "fault waits recorded in the summary" check_waits
 t_run "TNBC_REPLAY_PHASES: per-step times of the early return" check_phases
 t_run "TNBC_REPLAY_TRIAL: every other call blocking, recorded as such" check_trial
 T_TIMEOUT=300 t_run "ThreadSanitizer: progress thread and program" check_tsan
-T_TIMEOUT=300 t_run "LeakSanitizer: no leak in the replay library" check_lsan
+T_TIMEOUT=300 t_run "LeakSanitizer: no leak in the replay library" check_lsan_integrity
 t_run "no profile: pass-through" check_no_profile
 t_run "malformed profile: one line, blocking" check_bad_profile
 if [[ $(id -u) -ne 0 ]]; then

@@ -30,9 +30,8 @@ program access_order_f
       end do
     end do
   end do
-  ! Every rank needs the total: it decides every rank's exit status below
-  ! (with MPI_REDUCE, allbad was undefined off the root: a random STOP 1).
-  call MPI_ALLREDUCE(bad, allbad, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  allbad = 0   ! only the root receives it; the others test it too
+  call MPI_REDUCE(bad, allbad, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
     if (allbad == 0) then
       print '(a)', 'access_order_f: ok'
