@@ -118,7 +118,8 @@ t_run "2-node isort: checked result, traffic over the shaped link" bash -c "
     grep -q '^RESULT .*check=ok' <<<\"\$out\" && (( after - before > 400000 ))"
 t_run "2-node corrupted run is caught" bash -c "
     . $TNBC_CLUSTER_DIR/$A/env
-    out=\$(t_mpirun 2 $B/microbench --block 65536 --iters 1 --corrupt 2>&1); echo \"\$out\"
+    out=\$(t_mpirun 2 $B/microbench --block 65536 --iters 1 --corrupt 2>&1); rc=\$?; echo \"\$out\"
+    [[ \$rc -eq 1 ]] || { echo \"exit \$rc, want 1\"; exit 1; }
     grep -q '^RESULT .*check=fail' <<<\"\$out\""
 
 t_run "second cluster with another name comes up" $CL up --name $C2 -n 3 --slots 2
