@@ -130,12 +130,17 @@ check_fortran() {
         all_early f alltoall 4 3
 }
 
-# The fault handler's waits show in the summary: 1 MiB blocks over TCP,
-# read at once, cannot all have arrived before the first read.
+# The fault handler's waits show in the summary: 4 MiB blocks over TCP,
+# read at once, cannot all have arrived before the first read. One piece
+# of 4 KiB in flight at a time (TNBC_WINDOW=1, TNBC_PIECE=4096): a block
+# takes a thousand round trips to arrive, so the reader, one of 12 times,
+# waits whatever the load (it would have to be kept off the CPU for the
+# whole of every transfer not to).
 check_waits() {
     # Forced on: this checks the recording, not the analyzer's decision
     # (which on a loaded machine may find no overlap and run it blocking).
     pipeline waits 2 force --mca btl self,tcp --mca btl_tcp_if_include lo \
+        -x TNBC_WINDOW=1 -x TNBC_PIECE=4096 \
         "$P/trace/access_order" alltoall 4194304 forward 6 || return 1
     local w=0 f
     for f in "$W/waits.summary.d"/rank-*.db; do
