@@ -103,7 +103,20 @@ void tnbc_ticks_lost_since(uint64_t start, uint64_t before)
     lost_mark = now;
 }
 
-uint64_t tnbc_program_ticks(void) { return tnbc_ticks() - lost_ticks; }
+/* A kernel share charged at a handler's exit ("before") may reach back
+ * past the program's last reading of its time (a share measured while the
+ * machine was busy can be large): the reading is held rather than let
+ * program time run backwards. */
+static __thread uint64_t last_program;
+
+uint64_t tnbc_program_ticks(void)
+{
+    uint64_t p = tnbc_ticks() - lost_ticks;
+    if (p < last_program)
+        p = last_program;
+    last_program = p;
+    return p;
+}
 
 const char *tnbc_clock_source(void) { return use_tsc ? "tsc" : "clock_gettime"; }
 

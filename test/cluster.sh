@@ -35,11 +35,14 @@ cleanup() { for n in $A $C2 $K $S; do $CL down --name "$n" >/dev/null 2>&1; done
 trap cleanup EXIT
 
 # Argument errors come first: they need no privilege.
-t_expect_fail "up rejects a bad name"   $CL up --name 'Bad_Name'
-t_expect_fail "up rejects a bad rate"   $CL up --name $A --rate fast
-t_expect_fail "up rejects zero nodes"   $CL up --name $A -n 0
-t_expect_fail "up rejects a TCP congestion control the host does not allow" \
-    $CL up --name $A --tcp-cc 'no such'
+t_expect_fail "up rejects a bad name" 1 "^tnbc-cluster: bad cluster name 'Bad_Name'" \
+    $CL up --name 'Bad_Name'
+t_expect_fail "up rejects a bad rate" 1 "^tnbc-cluster: bad --rate 'fast'" \
+    $CL up --name $A --rate fast
+t_expect_fail "up rejects zero nodes" 1 "^tnbc-cluster: bad -n '0'" \
+    $CL up --name $A -n 0
+t_expect_fail "up rejects a TCP congestion control the host does not allow" 1 \
+    "^tnbc-cluster: bad --tcp-cc 'no such'" $CL up --name $A --tcp-cc 'no such'
 t_run "status of a cluster that is not up" bash -c "$CL status --name $A; [[ \$? -eq 3 ]]"
 t_run "down of a cluster that is not up is a no-op" $CL down --name $A
 
@@ -76,7 +79,7 @@ export -f t_mpirun; export T_TIMEOUT
 t_run "up 2 nodes at 200mbit, reno" $CL up --name $A -n 2 --rate 200mbit --tcp-cc reno
 t_run "status shows 2 shaped nodes" bash -c "out=\$($CL status --name $A) || exit 1; echo \"\$out\";
     [[ \$(grep -c 'tnbc-$A-n[01] .*rate 200Mbit' <<<\"\$out\") -eq 2 ]]"
-t_expect_fail "up of an existing name refuses" $CL up --name $A
+t_expect_fail "up of an existing name refuses" 1 "^tnbc-cluster: cluster '$A' exists" $CL up --name $A
 t_run "the nodes use reno as asked, the host's default untouched" bash -c "
     host=\$(sysctl -n net.ipv4.tcp_congestion_control)
     for k in 0 1; do
@@ -115,7 +118,8 @@ t_run "2-node isort: checked result, traffic over the shaped link" bash -c "
     grep -q '^RESULT .*check=ok' <<<\"\$out\" && (( after - before > 400000 ))"
 t_run "2-node corrupted run is caught" bash -c "
     . $TNBC_CLUSTER_DIR/$A/env
-    out=\$(t_mpirun 2 $B/microbench --block 65536 --iters 1 --corrupt 2>&1); echo \"\$out\"
+    out=\$(t_mpirun 2 $B/microbench --block 65536 --iters 1 --corrupt 2>&1); rc=\$?; echo \"\$out\"
+    [[ \$rc -eq 1 ]] || { echo \"exit \$rc, want 1\"; exit 1; }
     grep -q '^RESULT .*check=fail' <<<\"\$out\""
 
 t_run "second cluster with another name comes up" $CL up --name $C2 -n 3 --slots 2

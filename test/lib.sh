@@ -3,7 +3,11 @@
 #
 #   t_run NAME CMD...        pass if CMD (command or function) exits 0 in time
 #   t_bounded CMD...         run CMD for at most T_TIMEOUT s (124 when killed)
-#   t_expect_fail NAME CMD.. pass if CMD exits non-zero without hanging/crashing
+#   t_expect_fail NAME RC REGEX CMD...
+#                            pass if CMD exits with status RC (1-125: a clean
+#                            refusal, not a missing binary, 126/127, a hang or
+#                            a signal) and its output (stdout and stderr)
+#                            matches the extended regex REGEX
 #   t_skip NAME REASON       counted as skipped, never as passed
 #   t_cmocka BIN             run a cmocka binary in TAP mode, count each test
 #   t_mpirun NP ARGS...      mpirun bounded by T_TIMEOUT seconds (default 60)
@@ -11,6 +15,22 @@
 #                            TNBC_FUZZ_SECONDS (15) from SEEDS; skipped with the
 #                            reason when clang or its libFuzzer runtime is missing
 #   t_summary                prints "SUITE: N passed, N failed, N skipped"
+#
+#   t_merge LOG SUITE RC     add the counts of a sub-suite run (a VM) whose
+#                            output is in LOG and whose exit status was RC:
+#                            its verdict lines are shown, its summary line
+#                            "SUITE: N passed, N failed, N skipped" is added;
+#                            no summary line, or RC != 0, is one failure more
+#
+# T_LIST_ONLY=REASON: run nothing; every t_run, t_expect_fail, t_cmocka and
+# t_fuzz is counted as a skip with REASON, under its own name. A suite that
+# runs inside a VM is run so on the host when the VM cannot start, so that
+# each of its tests shows as skipped (docs/DEVELOPING.md).
+#
+# T_ONLY=REGEX / T_EXCEPT=REGEX (bash regexes on test names): run only the
+# tests whose names match T_ONLY and not T_EXCEPT; the others are neither
+# run nor counted, and the summary line says a selection was made. For
+# working on one test and for the mutation check (scripts/check-mutants).
 
 : "${T_SUITE:=$(basename "${BASH_SOURCE[1]:-suite}" .sh)}"
 : "${T_TIMEOUT:=60}"
@@ -32,6 +52,11 @@ export OMPI_MCA_mpi_yield_when_idle=1
 : "${OMPI_MCA_btl:=self,vader}"
 : "${OMPI_MCA_oob_tcp_if_include:=lo}"
 export OMPI_MCA_btl OMPI_MCA_oob_tcp_if_include
+
+# _t_selected NAME: 0 when NAME is to run under T_ONLY/T_EXCEPT.
+_t_selected() {
+    [[ -z ${T_ONLY:-} || $1 =~ $T_ONLY ]] && [[ -z ${T_EXCEPT:-} || ! $1 =~ $T_EXCEPT ]]
+}
 
 _t_log() { echo "$T_LOGDIR/$(echo "$1" | tr -c 'A-Za-z0-9_.-' '_').log"; }
 
@@ -83,31 +108,45 @@ t_bounded() {
 
 t_run() {
     local name=$1; shift
+    _t_selected "$name" || return 0
+    [[ -n ${T_LIST_ONLY:-} ]] && { t_skip "$name" "$T_LIST_ONLY"; return 0; }
     local log; log=$(_t_log "$name")
     t_bounded "$@" >"$log" 2>&1
     _t_result "$name" $? "$log"
 }
 
 t_expect_fail() {
-    local name=$1; shift
+    local name=$1 want=$2 re=$3; shift 3
+    _t_selected "$name" || return 0
+    [[ -n ${T_LIST_ONLY:-} ]] && { t_skip "$name" "$T_LIST_ONLY"; return 0; }
     local log rc; log=$(_t_log "$name")
+    if ! [[ $want =~ ^[0-9]+$ && $want -ge 1 && $want -le 125 ]]; then
+        echo "t_expect_fail: expected status '$want' is not in 1-125" >"$log"
+        _t_result "$name" 1 "$log"; return
+    fi
     t_bounded "$@" >"$log" 2>&1; rc=$?
     if [[ $rc -eq 0 ]]; then
-        echo "expected failure, got exit 0" >>"$log"; _t_result "$name" 1 "$log"
-    elif [[ $rc -eq 124 || $rc -eq 137 || $rc -ge 128 ]]; then
-        echo "expected a clean failure, got exit $rc (hang or signal)" >>"$log"
+        echo "expected failure with exit $want, got exit 0" >>"$log"; _t_result "$name" 1 "$log"
+    elif [[ $rc -ne $want ]]; then
+        echo "expected exit $want, got exit $rc" >>"$log"
         _t_result "$name" "$rc" "$log"
+    elif ! grep -Eq -- "$re" "$log"; then
+        echo "exit $rc as expected, but no output matches /$re/" >>"$log"
+        _t_result "$name" 1 "$log"
     else
         _t_result "$name" 0 "$log"
     fi
 }
 
 t_skip() {
+    _t_selected "$1" || return 0
     T_SKIP=$((T_SKIP + 1)); echo "  skip $1: $2"
 }
 
 t_fuzz() {
     local name=$1 seeds=$2 dict=${3:-} bin=${BUILD:-build}/fuzz/fuzz-$1
+    _t_selected "fuzz-$name" || return 0
+    [[ -n ${T_LIST_ONLY:-} ]] && { t_skip "fuzz-$name" "$T_LIST_ONLY"; return 0; }
     local secs=${TNBC_FUZZ_SECONDS:-15} log=$T_LOGDIR/fuzz-$1-build.log
     if ! command -v clang >/dev/null; then
         t_skip "fuzz-$name" "clang not installed (Debian: clang, libclang-rt-14-dev)"; return
@@ -129,6 +168,8 @@ t_fuzz() {
 
 t_cmocka() {
     local bin=$1 log rc; log=$(_t_log "$(basename "$bin")")
+    _t_selected "$(basename "$bin")" || return 0
+    [[ -n ${T_LIST_ONLY:-} ]] && { t_skip "$(basename "$bin")" "$T_LIST_ONLY"; return 0; }
     CMOCKA_MESSAGE_OUTPUT=TAP timeout -k 5 "$T_TIMEOUT" "$bin" >"$log" 2>&1; rc=$?
     local ok notok skipped
     ok=$(grep -c '^ok ' "$log"); notok=$(grep -c '^not ok ' "$log")
@@ -149,7 +190,27 @@ t_mpirun() {
     timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np "$np" "$@"
 }
 
+t_merge() {
+    local log=$1 suite=$2 rc=$3 line p f k
+    grep -E '^  (ok|FAIL|skip) |^       \| ' "$log"
+    line=$(grep -E "^$suite: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped\$" "$log" | tail -n 1)
+    if [[ -z $line ]]; then
+        T_FAIL=$((T_FAIL + 1))
+        echo "  FAIL $suite ended without a summary line (exit $rc); last lines of $log:"
+        tail -n 20 "$log" | sed 's/^/       | /'
+        return 1
+    fi
+    read -r p f k < <(sed -E 's/^[^:]*: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")
+    T_PASS=$((T_PASS + p)) T_FAIL=$((T_FAIL + f)) T_SKIP=$((T_SKIP + k))
+    if [[ $rc -ne 0 && $f -eq 0 ]]; then
+        T_FAIL=$((T_FAIL + 1)); echo "  FAIL $suite exited $rc after a summary with no failure"
+        return 1
+    fi
+}
+
 t_summary() {
+    [[ -n ${T_ONLY:-}${T_EXCEPT:-} ]] &&
+        echo "$T_SUITE: a selection ran (T_ONLY='${T_ONLY:-}' T_EXCEPT='${T_EXCEPT:-}')"
     echo "$T_SUITE: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
     [[ $T_FAIL -eq 0 ]]
 }

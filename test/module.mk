@@ -18,7 +18,11 @@ CHECK_SUITES += trace
 check-trace: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN)
 	@BUILD=$(BUILD) test/trace.sh
 
-REPLAY_TEST_PROGS := $(BUILD)/test/replay/integrity
+REPLAY_TEST_PROGS := $(BUILD)/test/replay/integrity $(BUILD)/test/replay/irecv_spy.so
+
+$(BUILD)/test/replay/irecv_spy.so: test/replay/irecv_spy.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -fPIC -shared -o $@ $< -ldl
 
 $(BUILD)/test/replay/%: test/replay/%.c
 	@mkdir -p $(dir $@)
@@ -30,4 +34,17 @@ CHECK_SUITES += replay
 .PHONY: check-replay
 check-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
 	@$(MAKE) --no-print-directory SAN=tsan build-tsan/lib/libtnbc-replay.so > /dev/null
-	@BUILD=$(BUILD) BUILD_TSAN=build-tsan test/replay.sh
+	@$(MAKE) --no-print-directory SAN=asan build-asan/lib/libtnbc-replay.so > /dev/null
+	@BUILD=$(BUILD) BUILD_TSAN=build-tsan BUILD_ASAN=build-asan test/replay.sh
+
+CHECK_SUITES += testlib
+
+.PHONY: check-testlib
+check-testlib:
+	@BUILD=$(BUILD) test/lib_selftest.sh
+
+# The mutation check (not part of `make check`): deliberate bugs, one at a
+# time in a scratch copy, each of which some suite must catch.
+.PHONY: check-mutants
+check-mutants: all
+	@BUILD=$(BUILD) scripts/check-mutants

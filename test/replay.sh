@@ -8,6 +8,7 @@ export TNBC_BUILD=$PWD/$BUILD
 TNBC=scripts/tnbc
 P=$BUILD/test
 BUILD_TSAN=${BUILD_TSAN:-build-tsan}
+BUILD_ASAN=${BUILD_ASAN:-build-asan}
 W=$(mktemp -d /tmp/tnbc-replay-test.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 q() { sqlite3 -batch -noheader "$1" "$2"; }
@@ -43,6 +44,25 @@ early() {
     echo $n
 }
 
+# all_early NAME OP NP CALLS: on each of the NP ranks, the site of OP made
+# CALLS calls and every one of them took the early-return path (counted in
+# `traced`; a call the runtime ran blocking counts in `calls` only), and,
+# where the summary records why calls ran blocking (site.fallback), none
+# did for any reason.
+all_early() {
+    local name=$1 op=$2 np=$3 want=$4 r db got fb
+    for ((r = 0; r < np; r++)); do
+        db=$W/$name.summary.d/rank-$(printf %06d $r).db
+        got=$(q "$db" "SELECT IFNULL(SUM(calls), 0) || ':' || IFNULL(SUM(traced), 0) FROM site WHERE op = '$op'")
+        [[ $got == "$want:$want" ]] ||
+            { echo "$name rank $r $op: calls:early $got, want $want:$want"; return 1; }
+        if [[ $(q "$db" "SELECT count(*) FROM pragma_table_info('site') WHERE name = 'fallback'") == 1 ]]; then
+            fb=$(q "$db" "SELECT group_concat(fallback, ' ') FROM site WHERE op = '$op' AND fallback <> ''")
+            [[ -z $fb ]] || { echo "$name rank $r $op: fell back: $fb"; return 1; }
+        fi
+    done
+}
+
 integrity() { # NAME NP SEED [mpirun options...]
     local name=$1 np=$2 seed=$3; shift 3
     pipeline "$name" "$np" force "$@" "$P/replay/integrity" "$seed" 3 || return 1
@@ -62,30 +82,65 @@ check_tcp_3()  { integrity tcp3 3 14 --mca btl self,tcp --mca btl_tcp_if_include
 check_pieces() { integrity pc3 3 15 -x TNBC_PIECE=4096 --mca btl self,tcp --mca btl_tcp_if_include lo; }
 
 # The program reads in the order the profile was made for, and then in the
-# opposite order under the same profile: both correct.
+# opposite order under the same profile: both correct, both early. Forced
+# on: this checks the replay of an order, not the analyzer's decision
+# (which on a loaded machine may find no overlap and run the site blocking).
 check_orders() {
-    pipeline fwd 4 no "$P/trace/access_order" alltoall 65536 3,1,0,2 4 || return 1
-    [[ $(early fwd alltoall) -gt 0 ]] || { echo "alltoall not transformed"; cat "$W/fwd.analyze"; return 1; }
-    t_mpirun 4 "$P/trace/access_order" alltoall 65536 2,0,1,3 4 > "$W/opp.plain" &&
-        $TNBC run -p "$W/fwd.profile" -- timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np 4 \
-            "$P/trace/access_order" alltoall 65536 2,0,1,3 4 > "$W/opp.tuned" &&
-        cmp "$W/opp.plain" "$W/opp.tuned"
+    pipeline fwd 4 force "$P/trace/access_order" alltoall 65536 3,1,0,2 4 || return 1
+    all_early fwd alltoall 4 4 || return 1
+    t_mpirun 4 "$P/trace/access_order" alltoall 65536 2,0,1,3 4 > "$W/opp.plain" || return 1
+    $TNBC run -p "$W/fwd.on.profile" --summary "$W/opp.summary.d" -- \
+        timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np 4 \
+        "$P/trace/access_order" alltoall 65536 2,0,1,3 4 > "$W/opp.tuned" || return 1
+    cmp "$W/opp.plain" "$W/opp.tuned" && grep -q 'access_order: ok' "$W/opp.tuned" &&
+        all_early opp alltoall 4 4
+}
+
+# The receives of a call are posted in the profile's priority order: the
+# read order the program was traced with (3,1,0,2), less the rank's own
+# block. test/replay/irecv_spy.so, preloaded after the runtime, logs the
+# source and count of each PMPI_Irecv; zero-byte receives (node tokens) are
+# left out, and a source counts where its first part is posted.
+check_prio_order() {
+    pipeline po 4 force "$P/trace/access_order" alltoall 65536 3,1,0,2 2 || return 1
+    rm -rf "$W/spy"; mkdir -p "$W/spy"
+    t_mpirun 4 -x LD_PRELOAD="$PWD/$BUILD/lib/libtnbc-replay.so:$PWD/$P/replay/irecv_spy.so" \
+        -x TNBC_PROFILE="$W/po.on.profile" -x IRECV_SPY_DIR="$W/spy" \
+        "$P/trace/access_order" alltoall 65536 3,1,0,2 1 > "$W/po.spy" 2>&1 || { cat "$W/po.spy"; return 1; }
+    grep -q 'access_order: ok' "$W/po.spy" || { cat "$W/po.spy"; return 1; }
+    local r got want
+    for r in 0 1 2 3; do
+        got=$(awk '$2 > 0 && !seen[$1]++ { printf "%s%s", sep, $1; sep = "," }' "$W/spy/rank-$r")
+        want=$(echo 3,1,0,2 | tr ',' '\n' | grep -vx "$r" | paste -sd,)
+        echo "rank $r: receives posted from $got (want $want)"
+        [[ $got == "$want" ]] || return 1
+    done
 }
 
 # Buffers handed to write(), fwrite(), MPI_Send and free() while in flight.
-check_io() { pipeline io 4 force "$P/trace/io_and_reuse" "$W" && grep -q 'io_and_reuse: ok' "$W/io.tuned"; }
+# All four alltoalls go early on every rank (the program checks every value
+# it wrote, sent and received, and prints ok only if all were right).
+check_io() {
+    pipeline io 4 force "$P/trace/io_and_reuse" "$W" && grep -q 'io_and_reuse: ok' "$W/io.tuned" &&
+        all_early io alltoall 4 4
+}
 
 check_fortran() {
     pipeline f 4 force "$P/trace/access_order_f" 3,1,0,2 3 && grep -q ok "$W/f.tuned" &&
-        [[ $(early f alltoall) -gt 0 ]]
+        all_early f alltoall 4 3
 }
 
-# The fault handler's waits show in the summary: 1 MiB blocks over TCP,
-# read at once, cannot all have arrived before the first read.
+# The fault handler's waits show in the summary: 4 MiB blocks over TCP,
+# read at once, cannot all have arrived before the first read. One piece
+# of 4 KiB in flight at a time (TNBC_WINDOW=1, TNBC_PIECE=4096): a block
+# takes a thousand round trips to arrive, so the reader, one of 12 times,
+# waits whatever the load (it would have to be kept off the CPU for the
+# whole of every transfer not to).
 check_waits() {
     # Forced on: this checks the recording, not the analyzer's decision
     # (which on a loaded machine may find no overlap and run it blocking).
     pipeline waits 2 force --mca btl self,tcp --mca btl_tcp_if_include lo \
+        -x TNBC_WINDOW=1 -x TNBC_PIECE=4096 \
         "$P/trace/access_order" alltoall 4194304 forward 6 || return 1
     local w=0 f
     for f in "$W/waits.summary.d"/rank-*.db; do
@@ -139,12 +194,13 @@ check_trial() {
 check_tsan() {
     local tsan; tsan=$(gcc -print-file-name=libtsan.so)
     [[ -f "$tsan" && -f "$BUILD_TSAN/lib/libtnbc-replay.so" ]] || { echo "no TSan build"; return 1; }
-    pipeline ts 3 force "$P/replay/integrity" 31 2 || return 1
+    # Seed 12: blocks of 37 KiB (seed 31's fit in one page and run blocking).
+    pipeline ts 3 force "$P/replay/integrity" 12 2 || return 1
     t_mpirun 3 -x LD_PRELOAD="$tsan:$PWD/$BUILD_TSAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/ts.on.profile" \
         -x TNBC_PIECE=8192 \
         -x TNBC_REPLAY_DIR="$W/ts.tsan.d" \
-        -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=0 suppressions=$PWD/test/replay/tsan.supp" \
-        "$P/replay/integrity" 31 2 > "$W/ts.tsan" 2>&1 || { tail -40 "$W/ts.tsan"; return 1; }
+        -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=1 suppressions=$PWD/test/replay/tsan.supp" \
+        "$P/replay/integrity" 12 2 > "$W/ts.tsan" 2>&1 || { tail -40 "$W/ts.tsan"; return 1; }
     cmp <(grep -v ThreadSanitizer "$W/ts.tsan" | grep -E '^(integrity|checksums)') "$W/ts.plain" ||
         { echo "results differ under TSan"; return 1; }
     [[ $(q "$W/ts.tsan.d/rank-000000.db" "SELECT SUM(traced) FROM site") -gt 0 ]] ||
@@ -152,6 +208,26 @@ check_tsan() {
     if grep -q 'WARNING: ThreadSanitizer' "$W/ts.tsan"; then
         grep -A30 'WARNING: ThreadSanitizer' "$W/ts.tsan" | head -80; return 1
     fi
+}
+
+# LeakSanitizer: the replay library built with ASan (build-asan/), every
+# collective of the integrity program forced on. Any leak not suppressed by
+# name in test/replay/lsan.supp fails the test; results as in the plain run.
+check_lsan_integrity() {
+    local asan; asan=$(gcc -print-file-name=libasan.so)
+    [[ -f "$asan" && -f "$BUILD_ASAN/lib/libtnbc-replay.so" ]] || { echo "no ASan build"; return 1; }
+    # Seed 12: blocks of 37 KiB, more than a page (as in check_tsan).
+    pipeline ls 3 force "$P/replay/integrity" 12 2 || return 1
+    t_mpirun 3 -x LD_PRELOAD="$asan:$PWD/$BUILD_ASAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/ls.on.profile" \
+        -x TNBC_REPLAY_DIR="$W/ls.asan.d" \
+        -x ASAN_OPTIONS="detect_leaks=1 fast_unwind_on_malloc=0 malloc_context_size=30" \
+        -x LSAN_OPTIONS="suppressions=$PWD/test/replay/lsan.supp print_suppressions=0" \
+        "$P/replay/integrity" 12 2 > "$W/ls.asan" 2>&1 || { grep -B2 -A20 'ERROR: ' "$W/ls.asan" | head -80; return 1; }
+    cmp <(grep -E '^(integrity|checksums)' "$W/ls.asan") "$W/ls.plain" ||
+        { echo "results differ under ASan"; return 1; }
+    [[ $(q "$W/ls.asan.d/rank-000000.db" "SELECT SUM(traced) FROM site WHERE op IN ('bcast', 'allreduce', 'reduce')") -gt 0 ]] ||
+        { echo "no chunked collective was transformed under ASan"; return 1; }
+    ! grep -q 'Sanitizer' "$W/ls.asan" || { grep -A30 'Sanitizer' "$W/ls.asan" | head -60; return 1; }
 }
 
 # No profile: the library passes every call through.
@@ -195,11 +271,13 @@ t_run "integrity, 3 ranks, TCP, one-page pieces" check_pieces
 t_cmocka "$P/replay/test_pieces"
 t_run "read order as profiled and opposite" check_orders
 t_run "write/fwrite/MPI_Send/free while in flight" check_io
+t_run "receives posted in the profile's priority order" check_prio_order
 t_run "Fortran MPI_ALLTOALL" check_fortran
 t_run "fault waits recorded in the summary" check_waits
 t_run "TNBC_REPLAY_PHASES: per-step times of the early return" check_phases
 t_run "TNBC_REPLAY_TRIAL: every other call blocking, recorded as such" check_trial
 T_TIMEOUT=300 t_run "ThreadSanitizer: progress thread and program" check_tsan
+T_TIMEOUT=300 t_run "LeakSanitizer: no leak in the replay library" check_lsan_integrity
 t_run "no profile: pass-through" check_no_profile
 t_run "malformed profile: one line, blocking" check_bad_profile
 if [[ $(id -u) -ne 0 ]]; then

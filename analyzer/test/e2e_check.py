@@ -1,8 +1,13 @@
 #!/usr/bin/python3
-"""e2e_check.py PROFILE OP ORDER: the profile tnbc-analyze made from a real
-traced run of test/trace/access_order has, for OP, the consensus ORDER (comma
-separated) on every rank, the matching priorities on both sides, and a
-predicted Toverlap equal to eq. 3 on its own measured terms."""
+"""e2e_check.py PROFILE OP ORDER CURC_US: the profile tnbc-analyze made from
+a real traced run of test/trace/access_order (ACCESS_ORDER_CURC_US=CURC_US)
+has, for OP, the consensus ORDER (comma separated) on every rank, the
+matching priorities on both sides, and a TCURC of at least the CURC_US
+microseconds the program spends, by construction, between each return and
+its first read. Every expected value comes from what the program does, not
+from the profile: the model's arithmetic is checked on hand-made traces
+with hand-computed answers (test_analyzer.py); a live trace's times depend
+on the machine's load, so no other term of it is judged here."""
 import importlib.util
 import math
 import os
@@ -20,7 +25,8 @@ def fail(msg):
     sys.exit(1)
 
 
-def main(path, op, order_s):
+def main(path, op, order_s, curc_s):
+    curc_us = float(curc_s)
     order = [int(x) for x in order_s.split(",")]
     sites = [s for s in report.read_profile(path)["sites"] if s["op"] == op]
     if len(sites) != 1:
@@ -41,17 +47,15 @@ def main(path, op, order_s):
             if s["send_prio"][str(r)] != [pos[r]] * s["comm_size"]:
                 fail(f"rank {r} send_prio {s['send_prio'][str(r)]}, want all {pos[r]}")
     m = s["model"]
-    crc = 0 if math.isinf(m["rcrc"]) else m["tcomm_ns"] * m["rcomm"] / m["rcrc"]
-    f = max(0.0, min(m["tcomm_ns"] - m["tinit_ns"], m["tcurc_ns"] + crc))
-    if abs(f - m["toverlap_ns"]) > 1e-6 * max(f, 1.0):
-        fail(f"toverlap {m['toverlap_ns']} != eq. 3 on the terms {f}")
-    if not (m["tcomm_ns"] > 0 and m["dcomm"] > 0 and not math.isinf(m["tcurc_ns"])):
-        fail(f"implausible measured terms {m}")
+    if not m["tcurc_ns"] >= curc_us * 1000:
+        fail(f"tcurc {m['tcurc_ns']} ns, but the program works {curc_us} us before each first read")
+    if not (m["tcomm_ns"] > 0 and m["dcomm"] > 0):
+        fail(f"no communication measured: {m}")
     print(f"e2e_check: {op} ok: order {order}, Toverlap {m['toverlap_ns']:.0f} ns, "
           f"regime {m['regime']}, decision {'on' if s['on'] else 'off'}")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        fail("usage: e2e_check.py PROFILE OP ORDER")
+    if len(sys.argv) != 5:
+        fail("usage: e2e_check.py PROFILE OP ORDER CURC_US")
     main(*sys.argv[1:])

@@ -633,6 +633,26 @@ static void test_program_time(void **state)
     assert_true(wall - program >= 4 * spin);
 }
 
+/* Program time never runs backwards, whatever kernel share a handler
+ * charges: a read of program time between two handlers is a point the
+ * next handler's "before" may not reach back past. The charge here is
+ * larger than all time ever passed (as a kernel share measured while the
+ * machine was busy can be), so the check does not depend on the load. */
+static void test_program_time_monotonic(void **state)
+{
+    (void)state;
+    tnbc_ticks_lost_since(tnbc_ticks(), 0);          /* a handler exits */
+    uint64_t t = tnbc_ticks();
+    while (tnbc_ticks() - t < 1000)                   /* the program runs on */
+        ;
+    uint64_t before = tnbc_program_ticks();
+    tnbc_ticks_lost_since(tnbc_ticks(), UINT64_MAX / 4); /* the next handler */
+    uint64_t after = tnbc_program_ticks();
+    print_message("# program time before %llu, after %llu\n",
+                  (unsigned long long)before, (unsigned long long)after);
+    assert_true(after >= before);
+}
+
 /* A fault that is not ours (a PROT_NONE page nobody guards, an unmapped
  * page) reaches the SIGSEGV handler installed before tnbc_guard_init. */
 static void test_foreign_fault_chained(void **state)
@@ -874,6 +894,7 @@ int main(void)
         T(test_overlapping_guard_refused),
         T(test_rearm_limit),
         T(test_program_time),
+        T(test_program_time_monotonic),
         T(test_foreign_fault_chained),
         T(test_sigaction_interposed),
         T(test_signal_keeps_ours),

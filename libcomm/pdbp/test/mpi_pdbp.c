@@ -147,7 +147,10 @@ static char *gpname(char *b, int h, const char *sfx)
     return b;
 }
 
-/* Streams between hosts: who sends to whom is the pattern. */
+/* Streams between hosts: who sends to whom is the pattern. delay_us < 0:
+ * the receivers start reading only once their pools have grown (bounded),
+ * then read -delay_us apart: a reader slower than the writers on any
+ * machine, however loaded. */
 static void streams(const char *pat, int count, size_t maxlen, int delay_us)
 {
     char nm[32];
@@ -174,9 +177,17 @@ static void streams(const char *pat, int count, size_t maxlen, int delay_us)
     struct sender s = { pipe, me, dst, nd, count, maxlen, 0 };
     pthread_t th;
     pthread_create(&th, NULL, send_main, &s);
-    recv_all(pipe, me, src, ns, count, maxlen, delay_us);
-    pthread_join(th, NULL);
     struct pdbp_stats st;
+    for (int tries = 0; delay_us < 0 && ns > 0; tries++) {   /* at most 30 s */
+        CK(pdbp_get_stats(&st));
+        if (st.grows > 0)
+            break;
+        if (tries == 3000)
+            DIE("no growth while nobody read: %u blocks", st.blocks);
+        usleep(10000);
+    }
+    recv_all(pipe, me, src, ns, count, maxlen, delay_us < 0 ? -delay_us : delay_us);
+    pthread_join(th, NULL);
     CK(pdbp_get_stats(&st));
     printf("PASS %s host %d on %s: sent %d x %d (%llu payload bytes), received %d x %d, "
            "pool %llu bytes (%u blocks, send real %u, recv real %u, grows %u, waits %llu)\n",
@@ -219,9 +230,9 @@ static void local(void)
 
 static void growth(void)
 {
-    /* TNBC_PDBP_INIT_REAL=3, small blocks, a reader slower than the writers:
-     * the receive sub-pools of host 0 must grow */
-    streams("Nto1", 300, 6000, host == 0 ? 1000 : 0);
+    /* TNBC_PDBP_INIT_REAL=3, small blocks, a reader that starts once its
+     * pools have grown: the receive sub-pools of host 0 must grow */
+    streams("Nto1", 300, 6000, host == 0 ? -1000 : 0);
     struct pdbp_stats st;
     CK(pdbp_get_stats(&st));
     uint32_t initial = (2 * nhosts - 1) * 3;
@@ -245,19 +256,35 @@ static pdbp_pipe_t pair_setup(pdbp_gp_t *me, pdbp_gp_t *peer)
 
 static void backpressure(void)
 {
-    /* TNBC_PDBP_MAX_BLOCKS just above the initial need; reader 1 s late */
+    /* TNBC_PDBP_MAX_BLOCKS just above the initial need; the reader starts
+     * once the sender has waited at the limit */
     pdbp_gp_t me, peer;
     pdbp_pipe_t pipe = pair_setup(&me, &peer);
     size_t big = pdbp_max_message();
     const int count = 60;
+    struct pdbp_stats st;
+    int token = 0;
     if (host == 1) {
+        /* The reader starts only once this sender has waited at the limit
+         * (a message says so), not after a fixed delay: on a loaded
+         * machine a second may not be enough to reach it. */
         struct sender s = { pipe, me, &peer, 1, count, big, 0 };
-        send_main(&s);
+        pthread_t th;
+        pthread_create(&th, NULL, send_main, &s);
+        for (int tries = 0;; tries++) {          /* bounded: at most 30 s */
+            CK(pdbp_get_stats(&st));
+            if (st.waits > 0 && st.limit_hits > 0)
+                break;
+            if (tries == 3000)
+                DIE("the sender never waited at the limit while nobody read");
+            usleep(10000);
+        }
+        MPI_Send(&token, 1, MPI_INT, 0, 77, MPI_COMM_WORLD);
+        pthread_join(th, NULL);
     } else {
-        sleep(1);
+        MPI_Recv(&token, 1, MPI_INT, 1, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         recv_all(pipe, me, &peer, 1, count, big, 0);
     }
-    struct pdbp_stats st;
     CK(pdbp_get_stats(&st));
     if (host == 1 && (st.waits == 0 || st.limit_hits == 0 || st.blocks > st.blocks_limit))
         DIE("sender did not wait at the limit: waits %llu, limit hits %u, blocks %u/%u",
@@ -297,6 +324,23 @@ static void inflight(void)
         usleep(10000);
     }
     pdbp_test_hold_senders(0);
+    /* Host 0 starts reading only once host 1 has lacked a credit (a
+     * message says so): slow reading alone does not guarantee it on a
+     * loaded machine, where host 1's senders may be slower still. */
+    int token = 0;
+    if (host == 1) {
+        for (tries = 0;; tries++) {              /* bounded: at most 30 s */
+            CK(pdbp_get_stats(&st));
+            if (st.no_credit > 0)
+                break;
+            if (tries == 3000)
+                DIE("host 1 never lacked a credit while host 0 did not read");
+            usleep(10000);
+        }
+        MPI_Send(&token, 1, MPI_INT, 0, 78, MPI_COMM_WORLD);
+    } else {
+        MPI_Recv(&token, 1, MPI_INT, 1, 78, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
     recv_all(pipe, me, &peer, 1, count, big, host == 0 ? 5000 : 0);
     pthread_join(th, NULL);
     MPI_Barrier(MPI_COMM_WORLD);
