@@ -56,7 +56,9 @@ static const char merge_sql[] =
     "INSERT INTO submsg SELECT call_id + (SELECT n FROM shift), side, idx, peer, addr_offset,"
     " bytes, guard FROM src.submsg;"
     "INSERT INTO touch SELECT call_id + (SELECT n FROM shift), side, idx, ord, tsc, how"
-    " FROM src.touch;";
+    " FROM src.touch;"
+    "INSERT INTO fidelity SELECT call_id + (SELECT n FROM shift), faults, steps, observer_ns,"
+    " span_ns, dropped FROM src.fidelity;";
 
 static int merge_one(sqlite3 *db, const char *file)
 {
