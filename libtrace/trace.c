@@ -27,7 +27,7 @@ struct traced_call {
     struct tnbc_guard guard[2];
     atomic_int next_ord;
     struct traced_call *next;
-    /* Written to the database in batches (flush): the row waits here. */
+    /* Written at the next traced call's return (flush): the row waits here. */
     struct tnbc_call_row row;
     unsigned char *cover[2];        /* per side and sub: cover_name index */
     int recorded;
@@ -38,11 +38,11 @@ struct traced_call {
     int64_t span_ns, observer_ns, dropped;
 };
 
-/* Traced calls' rows are written every BATCH_CALLS traced calls, when the
- * event ring is half full, and at MPI_Finalize: a write (a transaction,
- * some 30 system calls) at every call made a traced call of an ordinary
- * program several times slower than its plain one (docs/trace.md). */
-#define BATCH_CALLS 64
+/* The database is written in one transaction per traced call, at its
+ * return (its row, the touches so far, the calls done with), when the
+ * event ring is half full, and at MPI_Finalize; no longer at every
+ * collective's entry too: two transactions (some 30 system calls) per
+ * call weighed on an ordinary program's traced calls (docs/trace.md). */
 
 struct site_stats {
     const struct tnbc_site *site;
@@ -62,7 +62,6 @@ static struct {
     struct tnbc_site_table stats;   /* of struct site_stats */
     unsigned long dropped_reported;
     struct traced_call *last;       /* its span is still open */
-    int unrecorded;                 /* traced calls whose rows wait */
 } T;
 
 int tnbc_mode_thread_level(int required) { return required; }
@@ -243,18 +242,16 @@ static void end_span(uint64_t wall, uint64_t prog)
     T.last = NULL;
 }
 
-/* Every batch (or when `write_sites`): write the waiting calls and
+/* When `now` or the ring is half full: write the waiting calls and
  * touches; forget traced calls whose every sub-message is open (nothing
  * more to learn from them), with their fidelity row. */
-static void flush(int write_sites)
+static void flush(int now, int write_sites)
 {
     unsigned long dropped = event_ring_dropped();
-    if (!write_sites && T.unrecorded < BATCH_CALLS &&
-        event_ring_pending() < (int)(EVENT_RING_SLOTS / 2))
+    if (!now && event_ring_pending() < (int)(EVENT_RING_SLOTS / 2))
         return;
     tnbc_db_begin(T.db);
     write_unrecorded(T.live);
-    T.unrecorded = 0;
     event_ring_drain(store_event, NULL);
     if (write_sites)
         write_dirty_sites();
@@ -301,7 +298,6 @@ static void record_call(struct traced_call *tc, const struct tnbc_args *a, const
     tc->span_ns = -1;
     if (keep_cover(tc, RECV) != 0 || keep_cover(tc, SEND) != 0)
         tnbc_warn("out of memory: cover of call %d at %s recorded as edge", invocation, site);
-    T.unrecorded++;
 }
 
 static void arm(struct traced_call *tc, int side)
@@ -343,6 +339,8 @@ static int after_call(const struct tnbc_args *a, const struct tnbc_site *site,
     record_call(tc, a, site->id, invocation, entry, ret);
     tc->next = T.live;
     T.live = tc;
+    T.last = tc;            /* its span starts at return */
+    flush(1, 1);
     return rc;
 }
 
@@ -362,7 +360,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     uint64_t own = tnbc_ticks();
     end_span(own, tnbc_program_ticks());
     retire_open_calls();
-    flush(0);
+    flush(0, 0);
     site = tnbc_site_of(caller);
     st = stats_for(site, a->op);
     invocation = st ? (int)st->calls : 0;
@@ -391,7 +389,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     own = tnbc_ticks();
     rc = after_call(a, site, st, tc, rc, invocation, entry, ret);
     tnbc_ticks_lost_since(own, 0);
-    if (tc && rc == MPI_SUCCESS) {      /* after_call kept it: its span starts */
+    if (tc && T.last == tc) {      /* after_call kept it: its span starts */
         tc->span_wall0 = tnbc_ticks();
         tc->span_prog0 = tnbc_program_ticks();
         tc->span_dropped0 = event_ring_dropped();
@@ -418,7 +416,7 @@ void tnbc_mode_finalize(void)
         struct site_stats *s = (struct site_stats *)T.stats.rows + i;
         s->dirty = s->site != NULL;
     }
-    flush(1);
+    flush(1, 1);
     tnbc_db_begin(T.db);
     tnbc_db_run_finished(T.db, T.rank);
     tnbc_db_commit(T.db);
