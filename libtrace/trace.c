@@ -38,11 +38,13 @@ struct traced_call {
     int64_t span_ns, observer_ns, dropped;
 };
 
-/* The database is written in one transaction per traced call, at its
- * return (its row, the touches so far, the calls done with), when the
- * event ring is half full, and at MPI_Finalize; no longer at every
- * collective's entry too: two transactions (some 30 system calls) per
- * call weighed on an ordinary program's traced calls (docs/trace.md). */
+/* The database is written in one transaction (the calls' rows, the touches
+ * so far, the calls done with) at a traced call's return once
+ * TNBC_TRACE_FLUSH_MS have passed since the last write (0: at every traced
+ * call), when the event ring is half full, and at MPI_Finalize. Two
+ * transactions (some 30 system calls) per call made an ordinary program's
+ * traced calls several times slower than its plain ones (docs/trace.md);
+ * a kill loses at most the last TNBC_TRACE_FLUSH_MS of records. */
 
 struct site_stats {
     const struct tnbc_site *site;
@@ -62,6 +64,7 @@ static struct {
     struct tnbc_site_table stats;   /* of struct site_stats */
     unsigned long dropped_reported;
     struct traced_call *last;       /* its span is still open */
+    uint64_t flush_ticks, last_flush;  /* TNBC_TRACE_FLUSH_MS in ticks; when */
 } T;
 
 int tnbc_mode_thread_level(int required) { return required; }
@@ -75,6 +78,8 @@ int tnbc_mode_init(int provided)
     T.max_calls = tnbc_env_long("TNBC_TRACE_MAX_CALLS", 8, 0, 1L << 40);
     T.chunks = (int)tnbc_env_long("TNBC_CHUNKS", 4, 1, 64);
     T.guard_send = tnbc_env_bool("TNBC_TRACE_SEND", 1);
+    T.flush_ticks = (uint64_t)((double)tnbc_env_long("TNBC_TRACE_FLUSH_MS", 100, 0, 1L << 30) *
+                               1e-3 * tnbc_ticks_hz());
     dir = tnbc_env_str("TNBC_TRACE_DIR", "tnbc-trace");
     tnbc_runinfo_collect(&info, "trace");
     T.rank = info.rank;
@@ -250,6 +255,7 @@ static void flush(int now, int write_sites)
     unsigned long dropped = event_ring_dropped();
     if (!now && event_ring_pending() < (int)(EVENT_RING_SLOTS / 2))
         return;
+    T.last_flush = tnbc_ticks();
     tnbc_db_begin(T.db);
     write_unrecorded(T.live);
     event_ring_drain(store_event, NULL);
@@ -340,7 +346,7 @@ static int after_call(const struct tnbc_args *a, const struct tnbc_site *site,
     tc->next = T.live;
     T.live = tc;
     T.last = tc;            /* its span starts at return */
-    flush(1, 1);
+    flush(tnbc_ticks() - T.last_flush >= T.flush_ticks, 1);
     return rc;
 }
 
