@@ -11,7 +11,8 @@
  * taken as the slowest rank's cycle and the median rank's rate. Rank 0
  * prints one line
  *   ORDINARY block=B aligned=0|1 np=P iters=N head=H cycle_head=S cycle_rest=S
- *            rate_head=B/s rate_rest=B/s checksum=X
+ *            rate_head=B/s rate_rest=B/s curc_head=S curc_rest=S checksum=X
+ * (curc: the time from the call's return to the first read, i.e. CURC)
  * where "head" is the median over iterations 1..H-1 (iteration 0 sets up
  * connections) and "rest" over H..N-1: a tool that observes only the
  * first calls of a site can be compared with the same run unobserved. The
@@ -32,7 +33,7 @@ struct opts {
 
 static void parse(int argc, char **argv, struct opts *o)
 {
-    *o = (struct opts){ .block = 64 << 10, .iters = 40, .head = 8, .passes = 2 };
+    *o = (struct opts){ .block = 64 << 10, .iters = 40, .head = 8, .passes = 16 };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--aligned")) {
@@ -112,6 +113,7 @@ int main(int argc, char **argv)
     double *rbuf = alloc_blocks(total, o.aligned, &rraw);
     double *cycle = bench_alloc(sizeof(double) * (size_t)o.iters);
     double *rate = bench_alloc(sizeof(double) * (size_t)o.iters);
+    double *curc = bench_alloc(sizeof(double) * (size_t)o.iters);
     double acc[4] = { 0, 0, 0, 0 };
 
     for (long it = 0; it < o.iters; it++) {
@@ -122,6 +124,7 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = bench_now();
         MPI_Alltoall(sbuf, (int)nd, MPI_DOUBLE, rbuf, (int)nd, MPI_DOUBLE, MPI_COMM_WORLD);
+        double ret = bench_now();
         if (o.curc_us > 0)
             bench_busy_us(o.curc_us, NULL, NULL, 0);
         double c0 = bench_now();
@@ -132,35 +135,38 @@ int main(int argc, char **argv)
         double t1 = bench_now();
         cycle[it] = t1 - t0;
         rate[it] = t1 > c0 ? (double)total / (t1 - c0) : 0;
+        curc[it] = c0 - ret;
     }
 
     /* The slowest rank's cycle per iteration; each rank's median rate. */
     double *slowest = bench_alloc(sizeof(double) * (size_t)o.iters);
     MPI_Reduce(cycle, slowest, (int)o.iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    double my[2] = { median(rate + 1, o.head - 1), median(rate + o.head, o.iters - o.head) };
-    double mysum = acc[0] + acc[1] + acc[2] + acc[3];
-    double *all = bench_alloc(sizeof(double) * 3 * (size_t)np);
-    double mine[3] = { my[0], my[1], mysum };
-    MPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    enum { NV = 5 };
+    double mine[NV] = { median(rate + 1, o.head - 1), median(rate + o.head, o.iters - o.head),
+                        median(curc + 1, o.head - 1), median(curc + o.head, o.iters - o.head),
+                        acc[0] + acc[1] + acc[2] + acc[3] };
+    double *all = bench_alloc(sizeof(double) * NV * (size_t)np);
+    MPI_Gather(mine, NV, MPI_DOUBLE, all, NV, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-        double *head_rates = bench_alloc(sizeof(double) * (size_t)np);
-        double *rest_rates = bench_alloc(sizeof(double) * (size_t)np);
-        double checksum = 0;
-        for (int r = 0; r < np; r++) {   /* rank order: the same sum every run */
-            head_rates[r] = all[3 * r];
-            rest_rates[r] = all[3 * r + 1];
-            checksum += all[3 * r + 2];
+        double *col = bench_alloc(sizeof(double) * (size_t)np), med[NV - 1], checksum = 0;
+        for (int v = 0; v < NV - 1; v++) {      /* the median rank's */
+            for (int r = 0; r < np; r++)
+                col[r] = all[NV * r + v];
+            med[v] = median(col, np);
         }
+        for (int r = 0; r < np; r++)   /* rank order: the same sum every run */
+            checksum += all[NV * r + NV - 1];
         printf("ORDINARY block=%ld aligned=%d np=%d iters=%ld head=%ld cycle_head=%.6f "
-               "cycle_rest=%.6f rate_head=%.4e rate_rest=%.4e checksum=%.17g\n",
+               "cycle_rest=%.6f rate_head=%.4e rate_rest=%.4e curc_head=%.6f curc_rest=%.6f "
+               "checksum=%.17g\n",
                o.block, o.aligned, np, o.iters, o.head, median(slowest + 1, o.head - 1),
-               median(slowest + o.head, o.iters - o.head), median(head_rates, np),
-               median(rest_rates, np), checksum);
-        free(head_rates);
-        free(rest_rates);
+               median(slowest + o.head, o.iters - o.head), med[0], med[1], med[2], med[3],
+               checksum);
+        free(col);
     }
     free(all);
     free(slowest);
+    free(curc);
     free(rate);
     free(cycle);
     free(sraw);

@@ -31,3 +31,11 @@ CHECK_SUITES += replay
 check-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
 	@$(MAKE) --no-print-directory SAN=tsan build-tsan/lib/libtnbc-replay.so > /dev/null
 	@BUILD=$(BUILD) BUILD_TSAN=build-tsan test/replay.sh
+
+# Trace fidelity: the analyzer's RCRC/TCURC against what bench/ordinary
+# measures itself, and the confidence of a heavily single-stepped trace.
+CHECK_SUITES += fidelity
+
+.PHONY: check-fidelity
+check-fidelity: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(ANALYZER_BIN) $(BUILD)/bench/ordinary
+	@BUILD=$(BUILD) test/fidelity.sh
