@@ -668,6 +668,22 @@ static int arm_probe(struct tnbc_guard *g, struct tnbc_layout *l, struct tnbc_su
     return tnbc_guard_arm(g) > 0;
 }
 
+/* The middle of v[0..n) (sorted in place; n small). The kernel's share of
+ * a signal is a fixed cost; a preemption during one of the probes is not
+ * part of it, and the mean of a probe on a loaded machine took it in:
+ * over-subtracted from program time, it made a 16 KiB block's consumption
+ * rate look 2x too fast. */
+static uint64_t median_ticks(uint64_t *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            uint64_t t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n > 0 ? v[n / 2] : 0;
+}
+
 /* The kernel's share of a single step (fault, then trap): reads of one
  * half of a page whose other half stays untouched. Needs segv_ticks. */
 static void measure_step(char *p)
@@ -685,11 +701,14 @@ static void measure_step(char *p)
 #endif
     if (!HAVE_SINGLE_STEP || steps < 1 || !arm_probe(&g, &l, sub, p, 1, 2))
         return;
+    uint64_t each[STEPS];
     trap_ticks = 0;
-    uint64_t p0 = tnbc_program_ticks();
-    for (int i = 0; i < steps; i++)
+    for (int i = 0; i < steps; i++) {
+        uint64_t p0 = tnbc_program_ticks();
         (void)((volatile char *)p)[i];
-    uint64_t per_step = (tnbc_program_ticks() - p0) / (uint64_t)steps;
+        each[i] = tnbc_program_ticks() - p0;
+    }
+    uint64_t per_step = median_ticks(each, steps);
     trap_ticks = per_step > segv_ticks ? per_step - segv_ticks : 0;
     tnbc_guard_disarm(&g, TNBC_REL_DONE);
 }
@@ -711,14 +730,18 @@ double tnbc_guard_measure_fault_ns(void)
         return 0;
     memset(p, 0, PAGES * ps);
     if (arm_probe(&g, &l, sub, p, PAGES, PAGES)) {
+        uint64_t each[PAGES];
         segv_ticks = 0;
-        uint64_t t0 = tnbc_ns_now(), p0 = tnbc_program_ticks();
-        for (int i = 0; i < PAGES; i++)
+        uint64_t t0 = tnbc_ns_now();
+        for (int i = 0; i < PAGES; i++) {
+            uint64_t p0 = tnbc_program_ticks();
             ((volatile char *)p)[(size_t)i * ps] += 1;
+            each[i] = tnbc_program_ticks() - p0;
+        }
         ns = (double)(tnbc_ns_now() - t0) / PAGES;
         /* The handlers' own time is already not the program's: what is
-         * left of the loop is the kernel's share of each fault. */
-        segv_ticks = (tnbc_program_ticks() - p0) / PAGES;
+         * left of each access is the kernel's share of its fault. */
+        segv_ticks = median_ticks(each, PAGES);
         tnbc_guard_disarm(&g, TNBC_REL_DONE);
         measure_step(p);
     }
