@@ -27,7 +27,7 @@ struct traced_call {
     struct tnbc_guard guard[2];
     atomic_int next_ord;
     struct traced_call *next;
-    /* Written at the next traced call's return (flush): the row waits here. */
+    /* The row waits here for the next write (flush). */
     struct tnbc_call_row row;
     unsigned char *cover[2];        /* per side and sub: cover_name index */
     int recorded;
@@ -37,14 +37,6 @@ struct traced_call {
     unsigned long span_dropped0;
     int64_t span_ns, observer_ns, dropped;
 };
-
-/* The database is written in one transaction (the calls' rows, the touches
- * so far, the calls done with) at a traced call's return once
- * TNBC_TRACE_FLUSH_MS have passed since the last write (0: at every traced
- * call), when the event ring is half full, and at MPI_Finalize. Two
- * transactions (some 30 system calls) per call made an ordinary program's
- * traced calls several times slower than its plain ones (docs/trace.md);
- * a kill loses at most the last TNBC_TRACE_FLUSH_MS of records. */
 
 struct site_stats {
     const struct tnbc_site *site;
@@ -246,6 +238,14 @@ static void end_span(uint64_t wall, uint64_t prog)
     tc->dropped = (int64_t)(event_ring_dropped() - tc->span_dropped0);
     T.last = NULL;
 }
+
+/* The database is written in one transaction (the calls' rows, the touches
+ * so far, the calls done with) at a traced call's return once
+ * TNBC_TRACE_FLUSH_MS have passed since the last write (0: at every traced
+ * call), when the event ring is half full, and at MPI_Finalize. Two
+ * transactions (some 30 system calls) per call made an ordinary program's
+ * traced calls several times slower than its plain ones (docs/trace.md);
+ * a kill loses at most the last TNBC_TRACE_FLUSH_MS of records. */
 
 /* When `now` or the ring is half full: write the waiting calls and
  * touches; forget traced calls whose every sub-message is open (nothing
