@@ -103,7 +103,20 @@ void tnbc_ticks_lost_since(uint64_t start, uint64_t before)
     lost_mark = now;
 }
 
-uint64_t tnbc_program_ticks(void) { return tnbc_ticks() - lost_ticks; }
+/* The kernel's share of a signal is an estimate (guard.c) counted as lost
+ * just before the handler; where it is larger than what really passed
+ * since the program last read its time, program time would step back:
+ * it stalls instead. */
+static __thread uint64_t last_program;
+
+uint64_t tnbc_program_ticks(void)
+{
+    uint64_t t = tnbc_ticks() - lost_ticks;
+    if (t < last_program)
+        return last_program;
+    last_program = t;
+    return t;
+}
 
 const char *tnbc_clock_source(void) { return use_tsc ? "tsc" : "clock_gettime"; }
 
