@@ -102,4 +102,6 @@ t_run "RCRC, small blocks sharing pages (16 KiB)" check_rate sm --block 16384
 t_run "TCURC and RCRC with 10 ms of unrelated work" check_curc
 t_run "no single step where blocks have pages of their own" check_no_steps
 t_run "heavy single-stepping: low confidence, site off" check_heavy_steps
+t_run "confidence rule on hand-made traces" /usr/bin/python3 test/fidelity_confidence.py \
+    "$B/bin/tnbc-analyze" "$W"
 t_summary
