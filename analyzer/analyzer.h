@@ -26,6 +26,12 @@
 #define AN_TINY_BYTES 256      /* break-even sub-message size (design, 6.1.1) */
 #define AN_SMALL_BYTES 4096    /* above this most of the time can be hidden */
 #define AN_MIN_CHUNK 4096      /* chunks are not made smaller than this */
+/* Confidence (fidelity.c): the observer's share of the time after the call
+ * and the single steps per call at which it reaches 0; below
+ * AN_MIN_CONFIDENCE a site is turned off. */
+#define AN_MAX_OBSERVER 1.0
+#define AN_MAX_STEPS 1024.0
+#define AN_MIN_CONFIDENCE 0.5
 
 /* Per-rank facts from the `run` table. */
 struct an_rank {
@@ -156,6 +162,22 @@ void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inco
 /* prio.c */
 int an_priorities(struct tnbc_profile_site *ps, const char *receives);
 int an_nodes(const struct an_trace *t, const struct an_site *s, struct tnbc_profile_site *ps);
+
+/* fidelity.c: what the trace of a site could not measure cleanly. */
+struct an_fidelity {
+    int known;             /* the trace has a fidelity table with rows here */
+    int calls;
+    double steps, faults;  /* medians per traced call */
+    double observer_share; /* median of observer_ns / span_ns */
+    int64_t dropped;       /* touch events lost, all calls */
+    double confidence;     /* an_confidence; NAN when unknown */
+};
+double an_confidence(const struct an_fidelity *f);
+int an_site_fidelity(struct an_trace *t, const struct an_site *s, struct an_fidelity *f,
+                     char *err, size_t errlen);
+/* Record the confidence in ps; turn an `on` site off, saying why, below
+ * AN_MIN_CONFIDENCE. */
+void an_fidelity_decide(struct tnbc_profile_site *ps, const struct an_fidelity *f);
 
 /* analyze.c */
 int an_analyze(struct an_trace *t, struct tnbc_profile *p, char *err, size_t errlen);

@@ -36,7 +36,10 @@ static void summary(const struct tnbc_profile *p)
 {
     for (int i = 0; i < p->nsites; i++) {
         const struct tnbc_profile_site *s = &p->sites[i];
-        printf("%s %s: %s: %s\n", s->site, s->op, s->on ? "on" : "off", s->reason);
+        printf("%s %s: %s: %s", s->site, s->op, s->on ? "on" : "off", s->reason);
+        if (s->has_confidence)      /* the trace's, analyzer/fidelity.c */
+            printf(" [confidence %.2f]", s->confidence);
+        putchar('\n');
     }
 }
 

@@ -103,19 +103,19 @@ void tnbc_ticks_lost_since(uint64_t start, uint64_t before)
     lost_mark = now;
 }
 
-/* A kernel share charged at a handler's exit ("before") may reach back
- * past the program's last reading of its time (a share measured while the
- * machine was busy can be large): the reading is held rather than let
- * program time run backwards. */
+/* The kernel's share of a signal is an estimate (guard.c) counted as lost
+ * just before the handler; where it is larger than what really passed
+ * since the program last read its time, program time would step back:
+ * it stalls instead. */
 static __thread uint64_t last_program;
 
 uint64_t tnbc_program_ticks(void)
 {
-    uint64_t p = tnbc_ticks() - lost_ticks;
-    if (p < last_program)
-        p = last_program;
-    last_program = p;
-    return p;
+    uint64_t t = tnbc_ticks() - lost_ticks;
+    if (t < last_program)
+        return last_program;
+    last_program = t;
+    return t;
 }
 
 const char *tnbc_clock_source(void) { return use_tsc ? "tsc" : "clock_gettime"; }

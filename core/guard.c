@@ -24,6 +24,7 @@ static struct sigaction prev_segv, prev_trap;
 static atomic_int armed_guards;
 static atomic_uint disarms;          /* guards lifted so far, ever */
 static long rearm_max = 4096;
+static int step_exact;               /* TNBC_TRACE_EXACT: step every shared page */
 /* The kernel's share of one of our SIGSEGVs and SIGTRAPs (delivery,
  * sigreturn, the access's retry or single step), measured by
  * tnbc_guard_measure_fault_ns; at a handler's exit it is counted with the
@@ -116,9 +117,25 @@ static int is_closed(struct tnbc_guard *g, int s, void *arg)
     return !atomic_load(&g->open[s]);
 }
 
+/* Single-step policy (trace). A page must stay protected while one of its
+ * closed sub-messages could have its first touch there and nowhere else.
+ * A sub-message with a page of its own shows its first touch on that page
+ * at the latest, so a shared page is not kept closed (and every access to
+ * it single-stepped) for its sake: the order is not ambiguous, and its
+ * first touch is late by at most the accesses to its part of the shared
+ * page. Stepping every access made an ordinary program's traced calls
+ * hundreds of times slower than its plain ones (docs/trace.md, "Cost").
+ * Replay (GUARD_WAIT_NEIGHBOURS) needs the data, not the order: strict. */
+static int is_needed_closed(struct tnbc_guard *g, int s, void *arg)
+{
+    if (!is_closed(g, s, arg))
+        return 0;
+    return (g->flags & GUARD_WAIT_NEIGHBOURS) || step_exact || !g->alone || !g->alone[s];
+}
+
 static int page_ready(struct tnbc_guard *g, uintptr_t page)
 {
-    return !overlapping(g, page, page + page_size, is_closed, NULL);
+    return !overlapping(g, page, page + page_size, is_needed_closed, NULL);
 }
 
 static void set_prot(struct tnbc_guard *g, uintptr_t a, uintptr_t b, int prot)
@@ -132,25 +149,36 @@ static void set_prot(struct tnbc_guard *g, uintptr_t a, uintptr_t b, int prot)
 }
 
 /* Open sub-message s's pages whose every sub-message is open. Its interior
- * pages hold no other sub-message; only the first and last may be shared. */
-static void open_ready_pages(struct tnbc_guard *g, int s)
+ * pages hold no other sub-message; only the first and last may be shared.
+ * Returns the first page past the opened ones, *from the first (equal when
+ * nothing was opened). */
+static uintptr_t open_ready_pages_from(struct tnbc_guard *g, int s, uintptr_t *from)
 {
     uintptr_t a = page_down(sub_start(g, s)), b = page_up(sub_end(g, s));
     if (a < g->lo)
         a = g->lo;
     if (b > g->hi)
         b = g->hi;
+    *from = a;
     if (a >= b)
-        return;
+        return a;
     if (!page_ready(g, a))
         a += page_size;
     if (b > a && !page_ready(g, b - page_size))
         b -= page_size;
-    if (a < b) {
-        guard_lock(g);
-        set_prot(g, a, b, PROT_READ | PROT_WRITE);
-        guard_unlock(g);
-    }
+    *from = a;
+    if (a >= b)
+        return a;
+    guard_lock(g);
+    set_prot(g, a, b, PROT_READ | PROT_WRITE);
+    guard_unlock(g);
+    return b;
+}
+
+static void open_ready_pages(struct tnbc_guard *g, int s)
+{
+    uintptr_t from;
+    (void)open_ready_pages_from(g, s, &from);
 }
 
 /* Marks s open, calling the hook first if it was closed. */
@@ -184,6 +212,7 @@ static int open_for_one_instruction(struct tnbc_guard *g, uintptr_t page, void *
     if (npend >= MAX_PENDING ||
         atomic_fetch_add(&g->page_rearms[(page - g->lo) / page_size], 1) >= rearm_max)
         return -1;
+    atomic_fetch_add(&g->steps, 1);
     atomic_fetch_add(&g->obj.pins, 1);    /* held until the trap */
     pend[npend].g = g;
     pend[npend].page = page;
@@ -213,6 +242,8 @@ static enum tnbc_guard_event fault_kind(void *ctx)
 struct touch_arg {
     enum tnbc_guard_event ev;
     uint64_t tick;
+    uintptr_t page;       /* the faulting page */
+    int page_opened;      /* opened with a touched sub-message's pages */
 };
 
 /* A touched byte may belong to several sub-messages (aliased send blocks):
@@ -220,8 +251,10 @@ struct touch_arg {
 static int expose_touched(struct tnbc_guard *g, int s, void *arg)
 {
     struct touch_arg *t = arg;
+    uintptr_t from, to;
     expose(g, s, t->ev, TNBC_REL_DONE, t->tick);
-    open_ready_pages(g, s);
+    to = open_ready_pages_from(g, s, &from);
+    t->page_opened |= from <= t->page && t->page < to;
     return 0;
 }
 
@@ -229,9 +262,12 @@ static void handle_fault(struct tnbc_guard *g, uintptr_t addr, void *ctx)
 {
     uintptr_t page = page_down(addr);
     uint64_t tick = tnbc_program_ticks();
-    struct touch_arg t = { fault_kind(ctx), tick };
+    struct touch_arg t = { fault_kind(ctx), tick, page, 0 };
 
+    atomic_fetch_add(&g->faults, 1);
     overlapping(g, addr, addr + 1, expose_touched, &t);
+    if (t.page_opened)      /* one mprotect per fault, not two */
+        return;
     if (page_ready(g, page)) {
         guard_lock(g);
         set_prot(g, page, page + page_size, PROT_READ | PROT_WRITE);
@@ -392,6 +428,7 @@ int tnbc_guard_init(void)
         return 0;
     tnbc_page_size();
     rearm_max = tnbc_env_long("TNBC_TRACE_REARM_MAX", 4096, 0, 1L << 30);
+    step_exact = tnbc_env_bool("TNBC_TRACE_EXACT", 0);
     memset(&sa, 0, sizeof sa);
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
@@ -432,11 +469,42 @@ static void free_arrays(struct tnbc_guard *g)
     free(g->order);
     free((void *)g->open);
     free(g->cover);
+    free(g->alone);
     free((void *)g->page_rearms);
+    g->alone = NULL;
     g->order = NULL;
     g->open = NULL;
     g->cover = NULL;
     g->page_rearms = NULL;
+}
+
+static int count_sub(struct tnbc_guard *g, int s, void *arg)
+{
+    (void)g; (void)s;
+    ++*(int *)arg;
+    return 0;
+}
+
+/* g->alone (see guard.h): the sub's first whole protected page holds no
+ * other sub-message. Needs g->order. */
+static int mark_alone(struct tnbc_guard *g)
+{
+    int n = g->layout->nsub;
+    g->alone = calloc((size_t)n, 1);
+    if (!g->alone)
+        return -1;
+    for (int s = 0; s < n; s++) {
+        uintptr_t a = page_up(sub_start(g, s)), b = page_down(sub_end(g, s));
+        if (a < g->lo)
+            a = g->lo;
+        if (b > g->hi)
+            b = g->hi;
+        int subs = 0;
+        if (a < b && a + page_size <= b)
+            overlapping(g, a, a + page_size, count_sub, &subs);
+        g->alone[s] = subs == 1;
+    }
+    return 0;
 }
 
 long tnbc_guard_arm(struct tnbc_guard *g)
@@ -452,6 +520,9 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     g->open = NULL;
     g->cover = NULL;
     g->page_rearms = NULL;
+    g->alone = NULL;
+    atomic_store(&g->faults, 0);
+    atomic_store(&g->steps, 0);
     if (!l->base || g->lo >= g->hi || n <= 0)
         return 0;
     g->order = malloc((size_t)n * sizeof *g->order);
@@ -470,6 +541,8 @@ long tnbc_guard_arm(struct tnbc_guard *g)
                                       g->cover[i] == TNBC_COVER_PARTIAL ? 0 : 1);
     }
     qsort_r(g->order, (size_t)n, sizeof *g->order, compare_offsets, (void *)l);
+    if (mark_alone(g) != 0)
+        goto fail;
     atomic_flag_clear(&g->lock);
     atomic_store(&g->obj.pins, 0);
     if (tnbc_range_insert(g->lo, g->hi, &g->obj) != 0)
@@ -595,6 +668,22 @@ static int arm_probe(struct tnbc_guard *g, struct tnbc_layout *l, struct tnbc_su
     return tnbc_guard_arm(g) > 0;
 }
 
+/* The middle of v[0..n) (sorted in place; n small). The kernel's share of
+ * a signal is a fixed cost; a preemption during one of the probes is not
+ * part of it, and the mean of a probe on a loaded machine took it in:
+ * over-subtracted from program time, it made a 16 KiB block's consumption
+ * rate look 2x too fast. */
+static uint64_t median_ticks(uint64_t *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            uint64_t t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n > 0 ? v[n / 2] : 0;
+}
+
 /* The kernel's share of a single step (fault, then trap): reads of one
  * half of a page whose other half stays untouched. Needs segv_ticks. */
 static void measure_step(char *p)
@@ -612,11 +701,14 @@ static void measure_step(char *p)
 #endif
     if (!HAVE_SINGLE_STEP || steps < 1 || !arm_probe(&g, &l, sub, p, 1, 2))
         return;
+    uint64_t each[STEPS];
     trap_ticks = 0;
-    uint64_t p0 = tnbc_program_ticks();
-    for (int i = 0; i < steps; i++)
+    for (int i = 0; i < steps; i++) {
+        uint64_t p0 = tnbc_program_ticks();
         (void)((volatile char *)p)[i];
-    uint64_t per_step = (tnbc_program_ticks() - p0) / (uint64_t)steps;
+        each[i] = tnbc_program_ticks() - p0;
+    }
+    uint64_t per_step = median_ticks(each, steps);
     trap_ticks = per_step > segv_ticks ? per_step - segv_ticks : 0;
     tnbc_guard_disarm(&g, TNBC_REL_DONE);
 }
@@ -638,14 +730,19 @@ double tnbc_guard_measure_fault_ns(void)
         return 0;
     memset(p, 0, PAGES * ps);
     if (arm_probe(&g, &l, sub, p, PAGES, PAGES)) {
+        uint64_t each[PAGES], wall[PAGES];
         segv_ticks = 0;
-        uint64_t t0 = tnbc_ns_now(), p0 = tnbc_program_ticks();
-        for (int i = 0; i < PAGES; i++)
+        for (int i = 0; i < PAGES; i++) {
+            uint64_t w0 = tnbc_ticks(), p0 = tnbc_program_ticks();
             ((volatile char *)p)[(size_t)i * ps] += 1;
-        ns = (double)(tnbc_ns_now() - t0) / PAGES;
+            each[i] = tnbc_program_ticks() - p0;
+            wall[i] = tnbc_ticks() - w0;
+        }
+        /* The median too: one preemption made a rank's mean 445 ms. */
+        ns = tnbc_ticks_to_ns(median_ticks(wall, PAGES));
         /* The handlers' own time is already not the program's: what is
-         * left of the loop is the kernel's share of each fault. */
-        segv_ticks = (tnbc_program_ticks() - p0) / PAGES;
+         * left of each access is the kernel's share of its fault. */
+        segv_ticks = median_ticks(each, PAGES);
         tnbc_guard_disarm(&g, TNBC_REL_DONE);
         measure_step(p);
     }

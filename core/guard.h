@@ -73,6 +73,11 @@ struct tnbc_guard {
     unsigned char *cover;              /* per sub: enum tnbc_sub_cover */
     atomic_flag lock;                  /* serialises mprotect on this guard */
     atomic_int *page_rearms;           /* per protected page: single steps */
+    /* Trace: per sub, 1 when it has a protected page no other sub-message
+     * shares, so its first touch is seen there: a shared page need not be
+     * single-stepped for its sake (TNBC_TRACE_EXACT=1 steps anyway). */
+    unsigned char *alone;
+    atomic_uint faults, steps;         /* what observing this guard cost */
     int armed;
     struct tnbc_guard *next_active;
 };

@@ -8,7 +8,7 @@
 /* The schema, embedded from core/tracedb_schema.sql at build time. */
 extern const char tnbc_schema_sql[];
 
-enum stmt_id { S_META, S_RUN, S_FINISHED, S_CALL, S_WAIT, S_SUB, S_TOUCH, S_SITE, S_COUNT };
+enum stmt_id { S_META, S_RUN, S_FINISHED, S_CALL, S_WAIT, S_SUB, S_TOUCH, S_SITE, S_FIDELITY, S_COUNT };
 
 static const char *const stmt_sql[S_COUNT] = {
     [S_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
@@ -28,6 +28,8 @@ static const char *const stmt_sql[S_COUNT] = {
                 " VALUES (?1,?2,?3,?4,?5,?6)",
     [S_SITE] = "INSERT OR REPLACE INTO site(rank, site, module, offset, symbol, op, calls,"
                " traced, total_ns, bytes) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+    [S_FIDELITY] = "INSERT OR REPLACE INTO fidelity(call_id, faults, steps, observer_ns, span_ns,"
+                   " dropped) VALUES (?1,?2,?3,?4,?5,?6)",
 };
 
 struct tnbc_db {
@@ -215,4 +217,16 @@ int tnbc_db_site(struct tnbc_db *db, const struct tnbc_site_row *r)
     sqlite3_bind_int64(s, 9, r->total_ns);
     sqlite3_bind_int64(s, 10, r->bytes);
     return step(db, S_SITE);
+}
+
+int tnbc_db_fidelity(struct tnbc_db *db, const struct tnbc_fidelity_row *f)
+{
+    sqlite3_stmt *s = db->st[S_FIDELITY];
+    sqlite3_bind_int64(s, 1, f->call_id);
+    sqlite3_bind_int64(s, 2, f->faults);
+    sqlite3_bind_int64(s, 3, f->steps);
+    sqlite3_bind_int64(s, 4, f->observer_ns);
+    sqlite3_bind_int64(s, 5, f->span_ns);
+    sqlite3_bind_int64(s, 6, f->dropped);
+    return step(db, S_FIDELITY);
 }

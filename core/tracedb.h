@@ -52,4 +52,10 @@ int tnbc_db_touch(struct tnbc_db *db, int64_t call_id, const char *side, int idx
                   int ord, int64_t tsc, const char *how);
 int tnbc_db_site(struct tnbc_db *db, const struct tnbc_site_row *s);
 
+/* What a traced call's trace could not measure cleanly (table fidelity). */
+struct tnbc_fidelity_row {
+    int64_t call_id, faults, steps, observer_ns, span_ns, dropped;
+};
+int tnbc_db_fidelity(struct tnbc_db *db, const struct tnbc_fidelity_row *f);
+
 #endif

@@ -74,3 +74,14 @@ CREATE TABLE IF NOT EXISTS touch (
     PRIMARY KEY (call_id, side, idx)
 );
 CREATE INDEX IF NOT EXISTS call_by_site ON call (site, rank, invocation);
+-- What the trace could not measure cleanly, per traced call (trace mode).
+-- The span is the program's run from the call's return to its rank's next
+-- handled collective, where TCURC and RCRC are measured.
+CREATE TABLE IF NOT EXISTS fidelity (
+    call_id     INTEGER PRIMARY KEY,
+    faults      INTEGER NOT NULL,        -- guard faults on this call's buffers
+    steps       INTEGER NOT NULL,        -- single-stepped instructions on shared pages
+    observer_ns INTEGER NOT NULL,        -- tnbc's own time in the span (program time leaves it out)
+    span_ns     INTEGER NOT NULL,        -- wall time of the span; -1: no next collective
+    dropped     INTEGER NOT NULL         -- touch events lost (ring full) in the span
+);

@@ -1,6 +1,6 @@
 #include "event_ring.h"
 
-#define RING_SLOTS 65536u
+#define RING_SLOTS EVENT_RING_SLOTS
 
 struct slot {
     struct touch_event e;

@@ -8,6 +8,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#define EVENT_RING_SLOTS 65536u
+
 struct touch_event {
     void *call;            /* struct traced_call * */
     int side;              /* 0 recv, 1 send */

@@ -58,6 +58,22 @@ static const char merge_sql[] =
     "INSERT INTO touch SELECT call_id + (SELECT n FROM shift), side, idx, ord, tsc, how"
     " FROM src.touch;";
 
+/* Rank databases written before the fidelity table existed have none. */
+static const char merge_fidelity_sql[] =
+    "INSERT INTO fidelity SELECT call_id + (SELECT n FROM shift), faults, steps, observer_ns,"
+    " span_ns, dropped FROM src.fidelity;";
+
+static int src_has_fidelity(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    int yes = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM src.sqlite_master WHERE type = 'table' AND"
+                               " name = 'fidelity'", -1, &st, NULL) == SQLITE_OK)
+        yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
 static int merge_one(sqlite3 *db, const char *file)
 {
     char *sql = sqlite3_mprintf("ATTACH %Q AS src", file);
@@ -69,6 +85,8 @@ static int merge_one(sqlite3 *db, const char *file)
     if (!rc) {
         exec(db, "BEGIN", "begin");
         rc = exec(db, merge_sql, file);
+        if (!rc && src_has_fidelity(db))
+            rc = exec(db, merge_fidelity_sql, file);
         exec(db, rc ? "ROLLBACK" : "COMMIT", "commit");
     }
     exec(db, "DETACH src", "detach");

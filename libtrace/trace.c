@@ -27,6 +27,15 @@ struct traced_call {
     struct tnbc_guard guard[2];
     atomic_int next_ord;
     struct traced_call *next;
+    /* The row waits here for the next write (flush). */
+    struct tnbc_call_row row;
+    unsigned char *cover[2];        /* per side and sub: cover_name index */
+    int recorded;
+    /* The span from return to the rank's next handled collective: the
+     * program's run that the model's terms come from (table fidelity). */
+    uint64_t span_wall0, span_prog0;
+    unsigned long span_dropped0;
+    int64_t span_ns, observer_ns, dropped;
 };
 
 struct site_stats {
@@ -46,6 +55,8 @@ static struct {
     struct traced_call *live;
     struct tnbc_site_table stats;   /* of struct site_stats */
     unsigned long dropped_reported;
+    struct traced_call *last;       /* its span is still open */
+    uint64_t flush_ticks, last_flush;  /* TNBC_TRACE_FLUSH_MS in ticks; when */
 } T;
 
 int tnbc_mode_thread_level(int required) { return required; }
@@ -59,6 +70,8 @@ int tnbc_mode_init(int provided)
     T.max_calls = tnbc_env_long("TNBC_TRACE_MAX_CALLS", 8, 0, 1L << 40);
     T.chunks = (int)tnbc_env_long("TNBC_CHUNKS", 4, 1, 64);
     T.guard_send = tnbc_env_bool("TNBC_TRACE_SEND", 1);
+    T.flush_ticks = (uint64_t)((double)tnbc_env_long("TNBC_TRACE_FLUSH_MS", 100, 0, 1L << 30) *
+                               1e-3 * tnbc_ticks_hz());
     dir = tnbc_env_str("TNBC_TRACE_DIR", "tnbc-trace");
     tnbc_runinfo_collect(&info, "trace");
     T.rank = info.rank;
@@ -126,7 +139,21 @@ static void free_call(struct traced_call *tc)
     tnbc_guard_disarm(&tc->guard[RECV], TNBC_REL_DONE);
     tnbc_guard_disarm(&tc->guard[SEND], TNBC_REL_DONE);
     tnbc_layout_free(&tc->layout);
+    free(tc->cover[RECV]);
+    free(tc->cover[SEND]);
     free(tc);
+}
+
+/* Lifts the guards of traced calls whose every sub-message is open, so a
+ * new call on the same memory can be guarded; their rows wait for the
+ * batch (flush). An all-open guard has nothing left to release. */
+static void retire_open_calls(void)
+{
+    for (struct traced_call *tc = T.live; tc; tc = tc->next)
+        if (tc != T.last && all_open(&tc->guard[RECV]) && all_open(&tc->guard[SEND])) {
+            tnbc_guard_disarm(&tc->guard[RECV], TNBC_REL_DONE);
+            tnbc_guard_disarm(&tc->guard[SEND], TNBC_REL_DONE);
+        }
 }
 
 static void write_dirty_sites(void)
@@ -146,31 +173,109 @@ static void write_dirty_sites(void)
     }
 }
 
-/* Write pending touches; forget traced calls whose every sub-message is
- * open (nothing more to learn from them). */
-static void flush(int write_sites)
+static const char *const cover_names[] = { "guarded", "partial", "edge", "empty" };
+
+/* Each sub's cover, kept past the guard's disarm for the batched write. */
+static int keep_cover(struct traced_call *tc, int side)
+{
+    const struct tnbc_guard *g = &tc->guard[side];
+    int n = g->layout->nsub;
+    tc->cover[side] = malloc(n > 0 ? (size_t)n : 1);
+    if (!tc->cover[side])
+        return -1;
+    for (int i = 0; i < n; i++)
+        tc->cover[side][i] = g->armed ? g->cover[i]
+                                      : g->layout->sub[i].bytes ? TNBC_COVER_EDGE : TNBC_COVER_EMPTY;
+    return 0;
+}
+
+static void write_call(struct traced_call *tc)
+{
+    const struct tnbc_call_layout *l = &tc->layout;
+    tc->call_id = tnbc_db_call(T.db, &tc->row);
+    for (int side = RECV; side <= SEND; side++) {
+        const struct tnbc_layout *lay = side == RECV ? &l->recv : &l->send;
+        for (int i = 0; i < lay->nsub; i++)
+            tnbc_db_submsg(T.db, tc->call_id, side_name[side], lay->sub[i].idx, lay->sub[i].peer,
+                           (int64_t)lay->sub[i].offset, (int64_t)lay->sub[i].bytes,
+                           tc->cover[side] ? cover_names[tc->cover[side][i]] : "edge");
+    }
+    tc->recorded = 1;
+}
+
+/* The calls' rows, oldest first (T.live is newest first). */
+static void write_unrecorded(struct traced_call *tc)
+{
+    if (!tc)
+        return;
+    write_unrecorded(tc->next);
+    if (!tc->recorded)
+        write_call(tc);
+}
+
+static void write_fidelity(const struct traced_call *tc)
+{
+    struct tnbc_fidelity_row f = {
+        .call_id = tc->call_id, .span_ns = tc->span_ns, .observer_ns = tc->observer_ns,
+        .dropped = tc->dropped,
+    };
+    for (int side = RECV; side <= SEND; side++) {
+        f.faults += atomic_load(&tc->guard[side].faults);
+        f.steps += atomic_load(&tc->guard[side].steps);
+    }
+    tnbc_db_fidelity(T.db, &f);
+}
+
+/* Closes the open span (clock.h: observer time is wall minus program). */
+static void end_span(uint64_t wall, uint64_t prog)
+{
+    struct traced_call *tc = T.last;
+    if (!tc)
+        return;
+    uint64_t w = wall - tc->span_wall0, p = prog - tc->span_prog0;
+    tc->span_ns = (int64_t)tnbc_ticks_to_ns(w);
+    tc->observer_ns = (int64_t)tnbc_ticks_to_ns(w > p ? w - p : 0);
+    tc->dropped = (int64_t)(event_ring_dropped() - tc->span_dropped0);
+    T.last = NULL;
+}
+
+/* The database is written in one transaction (the calls' rows, the touches
+ * so far, the calls done with) at a traced call's return once
+ * TNBC_TRACE_FLUSH_MS have passed since the last write (0: at every traced
+ * call), when the event ring is half full, and at MPI_Finalize. Two
+ * transactions (some 30 system calls) per call made an ordinary program's
+ * traced calls several times slower than its plain ones (docs/trace.md);
+ * a kill loses at most the last TNBC_TRACE_FLUSH_MS of records. */
+
+/* When `now` or the ring is half full: write the waiting calls and
+ * touches; forget traced calls whose every sub-message is open (nothing
+ * more to learn from them), with their fidelity row. */
+static void flush(int now, int write_sites)
 {
     unsigned long dropped = event_ring_dropped();
-    if (!event_ring_pending() && !write_sites)
+    if (!now && event_ring_pending() < (int)(EVENT_RING_SLOTS / 2))
         return;
+    T.last_flush = tnbc_ticks();
     tnbc_db_begin(T.db);
+    write_unrecorded(T.live);
     event_ring_drain(store_event, NULL);
     if (write_sites)
         write_dirty_sites();
-    tnbc_db_commit(T.db);
     if (dropped != T.dropped_reported) {
         tnbc_warn("%lu touch events dropped (event ring full)", dropped - T.dropped_reported);
         T.dropped_reported = dropped;
     }
     for (struct traced_call **p = &T.live; *p;) {
         struct traced_call *tc = *p;
-        if (all_open(&tc->guard[RECV]) && all_open(&tc->guard[SEND])) {
+        if (tc != T.last && all_open(&tc->guard[RECV]) && all_open(&tc->guard[SEND])) {
             *p = tc->next;
+            write_fidelity(tc);
             free_call(tc);
         } else {
             p = &tc->next;
         }
     }
+    tnbc_db_commit(T.db);
 }
 
 static struct site_stats *stats_for(const struct tnbc_site *site, enum tnbc_op op)
@@ -184,17 +289,11 @@ static struct site_stats *stats_for(const struct tnbc_site *site, enum tnbc_op o
     return s;
 }
 
-static const char *cover_name(const struct tnbc_guard *g, int i)
-{
-    static const char *const names[] = { "guarded", "partial", "edge", "empty" };
-    return g->armed ? names[g->cover[i]] : (g->layout->sub[i].bytes ? "edge" : "empty");
-}
-
 static void record_call(struct traced_call *tc, const struct tnbc_args *a, const char *site,
                         int invocation, uint64_t entry, uint64_t ret)
 {
     const struct tnbc_call_layout *l = &tc->layout;
-    struct tnbc_call_row row = {
+    tc->row = (struct tnbc_call_row){
         .rank = T.rank, .site = site, .invocation = invocation, .op = tnbc_op_name(a->op),
         .comm_size = l->comm_size, .comm_rank = l->comm_rank, .root = a->root,
         .send_type_size = l->send_type_size, .recv_type_size = l->recv_type_size,
@@ -202,17 +301,9 @@ static void record_call(struct traced_call *tc, const struct tnbc_args *a, const
         .block_bytes = l->recv.nsub ? l->recv.block_bytes : 0, .nsub = l->recv.nsub,
         .chunks = l->chunks, .entry_tsc = (int64_t)entry, .return_tsc = (int64_t)ret,
     };
-    tnbc_db_begin(T.db);
-    tc->call_id = tnbc_db_call(T.db, &row);
-    for (int side = RECV; side <= SEND; side++) {
-        const struct tnbc_layout *lay = side == RECV ? &l->recv : &l->send;
-        for (int i = 0; i < lay->nsub; i++)
-            tnbc_db_submsg(T.db, tc->call_id, side_name[side], lay->sub[i].idx, lay->sub[i].peer,
-                           (int64_t)lay->sub[i].offset, (int64_t)lay->sub[i].bytes,
-                           cover_name(&tc->guard[side], i));
-    }
-    write_dirty_sites();
-    tnbc_db_commit(T.db);
+    tc->span_ns = -1;
+    if (keep_cover(tc, RECV) != 0 || keep_cover(tc, SEND) != 0)
+        tnbc_warn("out of memory: cover of call %d at %s recorded as edge", invocation, site);
 }
 
 static void arm(struct traced_call *tc, int side)
@@ -254,6 +345,8 @@ static int after_call(const struct tnbc_args *a, const struct tnbc_site *site,
     record_call(tc, a, site->id, invocation, entry, ret);
     tc->next = T.live;
     T.live = tc;
+    T.last = tc;            /* its span starts at return */
+    flush(tnbc_ticks() - T.last_flush >= T.flush_ticks, 1);
     return rc;
 }
 
@@ -271,7 +364,9 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     /* The trace's own work before and after the real call is not the
      * program's: it is taken out of program time (clock.h). */
     uint64_t own = tnbc_ticks();
-    flush(0);
+    end_span(own, tnbc_program_ticks());
+    retire_open_calls();
+    flush(0, 0);
     site = tnbc_site_of(caller);
     st = stats_for(site, a->op);
     invocation = st ? (int)st->calls : 0;
@@ -300,6 +395,12 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     own = tnbc_ticks();
     rc = after_call(a, site, st, tc, rc, invocation, entry, ret);
     tnbc_ticks_lost_since(own, 0);
+    if (tc && T.last == tc) {      /* after_call kept it: its span starts */
+        tc->span_wall0 = tnbc_ticks();
+        tc->span_prog0 = tnbc_program_ticks();
+        tc->span_dropped0 = event_ring_dropped();
+        T.last = tc;
+    }
     return rc;
 }
 
@@ -312,6 +413,7 @@ void tnbc_mode_finalize(void)
 {
     if (!T.on)
         return;
+    end_span(tnbc_ticks(), tnbc_program_ticks());
     for (struct traced_call *tc = T.live; tc; tc = tc->next) {
         tnbc_guard_disarm(&tc->guard[RECV], TNBC_REL_FINALIZE);
         tnbc_guard_disarm(&tc->guard[SEND], TNBC_REL_FINALIZE);
@@ -320,7 +422,7 @@ void tnbc_mode_finalize(void)
         struct site_stats *s = (struct site_stats *)T.stats.rows + i;
         s->dirty = s->site != NULL;
     }
-    flush(1);
+    flush(1, 1);
     tnbc_db_begin(T.db);
     tnbc_db_run_finished(T.db, T.rank);
     tnbc_db_commit(T.db);

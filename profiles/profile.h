@@ -86,6 +86,11 @@ struct tnbc_profile_site {
     int nnodes;
     struct tnbc_profile_node *nodes;
     struct tnbc_model model;
+    /* The analyzer's confidence in the trace (written as a comment line,
+     * so readers need not know it): set when has_confidence. */
+    int has_confidence;
+    double confidence, fid_observer_share, fid_steps;
+    int64_t fid_dropped;
 };
 
 struct tnbc_profile {

@@ -104,6 +104,9 @@ static void put_site(FILE *f, const struct tnbc_profile_site *s)
     fprintf(f, "\n  agreement identical %.6g tau %.6g samples %lld\n", s->agree_identical,
             s->agree_tau, (long long)s->samples);
     put_model(f, &s->model);
+    if (s->has_confidence)
+        fprintf(f, "  # confidence %.2f observer_share %.3f steps %.0f dropped %lld\n",
+                s->confidence, s->fid_observer_share, s->fid_steps, (long long)s->fid_dropped);
     for (int r = 0; s->rank_order && r < s->comm_size; r++) {
         if (!s->rank_order[r])
             continue;

@@ -48,3 +48,11 @@ check-testlib:
 .PHONY: check-mutants
 check-mutants: all
 	@BUILD=$(BUILD) scripts/check-mutants
+
+# Trace fidelity: the analyzer's RCRC/TCURC against what bench/ordinary
+# measures itself, and the confidence of a heavily single-stepped trace.
+CHECK_SUITES += fidelity
+
+.PHONY: check-fidelity
+check-fidelity: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(ANALYZER_BIN) $(BUILD)/bench/ordinary
+	@BUILD=$(BUILD) test/fidelity.sh

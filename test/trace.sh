@@ -154,7 +154,8 @@ check_site_stable() {
 # A run killed half-way keeps the calls traced so far (run.finished = 0).
 check_killed_run() {
     rm -rf "$W/kill.d"
-    ACCESS_ORDER_KILL_AFTER=3 t_mpirun 2 -x LD_PRELOAD="$LIB" -x TNBC_TRACE_DIR="$W/kill.d" \
+    ACCESS_ORDER_KILL_AFTER=3 TNBC_TRACE_FLUSH_MS=0 t_mpirun 2 -x LD_PRELOAD="$LIB" \
+        -x TNBC_TRACE_DIR="$W/kill.d" -x TNBC_TRACE_FLUSH_MS \
         -x ACCESS_ORDER_KILL_AFTER "$P/access_order" alltoall 8192 reverse 6 && return 1
     local db=$W/kill.d/rank-000000.db
     [[ $(q "$db" "SELECT count(*) FROM call WHERE op='alltoall'") == 3 ]] &&

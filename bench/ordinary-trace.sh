@@ -1,0 +1,40 @@
+#!/bin/bash
+# What tracing costs an ordinary program and how well the trace measures
+# it: bench/ordinary traced with tnbc, per block size and alignment. One
+# run gives both sides: the program reports its cycle and consumption rate
+# over its first iterations (the traced ones: the first K = 8 calls of the
+# site) and over the rest (untraced), so load on the machine hits both
+# alike. Prints one line per run:
+#   block aligned cycle_traced cycle_plain ratio RCRC rate_plain RCRC/rate confidence
+# Usage: bench/ordinary-trace.sh [NP] [REPS] [BLOCKS...]   (BUILD=build)
+set -u
+BUILD=${BUILD:-build}
+NP=${1:-4}; REPS=${2:-3}; shift 2 2>/dev/null
+BLOCKS=${*:-16384 65536 262144 1048576 4194304}
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPI=(mpirun -np "$NP" --oversubscribe --mca mpi_yield_when_idle 1)
+printf '%-8s %-7s %-12s %-12s %-6s %-10s %-10s %-9s %s\n' block aligned cycle_traced \
+    cycle_plain ratio RCRC rate_plain RCRC/rate confidence
+for rep in $(seq "$REPS"); do
+  for b in $BLOCKS; do
+    for al in "" --aligned; do
+      iters=$(( b >= 1048576 ? 20 : 40 ))
+      out=$(timeout 300 scripts/tnbc trace -o "$W/t.db" -- "${MPI[@]}" "$BUILD/bench/ordinary" \
+            --block "$b" --iters "$iters" $al 2>&1 | grep '^ORDINARY') || { echo "run failed: $b $al"; continue; }
+      timeout 120 scripts/tnbc analyze "$W/t.db" -o "$W/t.prof" > "$W/an.txt" 2>&1 || { echo "analyze failed"; continue; }
+      line=$(grep -A12 ' alltoall$' "$W/t.prof")
+      rcrc=$(sed -n 's/.* rcrc \([^ ]*\) .*/\1/p' <<< "$line")
+      conf=$(sed -n 's/.*# confidence \([^ ]*\).*/\1/p' <<< "$line")
+      get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<< "$out"; }
+      /usr/bin/python3 - "$b" "${al:+1}" "$(get cycle_head)" "$(get cycle_rest)" "$rcrc" \
+          "$(get rate_rest)" "${conf:-?}" <<'PY'
+import sys
+b, al, ch, cr, rcrc, rate, conf = sys.argv[1:]
+ch, cr, rcrc, rate = float(ch), float(cr), float(rcrc), float(rate)
+print(f"{b:<8} {al or '0':<7} {ch:<12.6f} {cr:<12.6f} {ch / cr:<6.2f} {rcrc:<10.3e} "
+      f"{rate:<10.3e} {rcrc / rate:<9.2f} {conf}")
+PY
+    done
+  done
+done

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""The analyzer's confidence rule (docs/analyzer.md, "Confidence") on
+hand-made traces whose fidelity rows give known answers:
+
+    confidence = 0 if any event dropped, else
+                 clamp(min(1 - share / 1.0, 1 - steps / 1024), 0, 1)
+    an `on` site below 0.5 is turned off, saying why.
+
+Every site is otherwise clearly on: 2 ranks, 1 MiB blocks, Tcomm 1 ms, the
+first touch 500 us after the return (regime e). Usage: fidelity_confidence.py
+ANALYZE WORKDIR"""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "analyzer", "test"))
+import mktrace  # noqa: E402
+
+ANALYZE, W = sys.argv[1], sys.argv[2]
+MB, TCOMM = 1 << 20, 1_000_000
+# site: (per call: steps, observer_ns, span_ns, dropped), expected confidence, on?
+CASES = {
+    "app+0x10": ((0, 100_000, 1_000_000, 0), "0.90", True),    # share 0.1
+    "app+0x20": ((768, 0, 1_000_000, 0), "0.25", False),       # 768 steps
+    "app+0x30": ((0, 600_000, 1_000_000, 0), "0.40", False),   # share 0.6
+    "app+0x40": ((0, 0, 1_000_000, 1), "0.00", False),         # a dropped event
+    "app+0x50": ((256, 0, -1, 0), "0.75", True),               # no span: steps only
+    "app+0x60": (None, None, True),                            # no fidelity rows
+}
+
+path = os.path.join(W, "conf.db")
+t = mktrace.Trace(path)
+t.runs(2)
+for site, (fid, _, _) in CASES.items():
+    for inv in range(2):
+        for r in range(2):
+            cid = t.ordered_call(r, site, "alltoall", 2, MB, [1, 0], inv * 10 * TCOMM,
+                                 inv * 10 * TCOMM + TCOMM, 500_000, 1000)
+            if fid:
+                steps, obs, span, dropped = fid
+                t.db.execute("INSERT INTO fidelity VALUES (?,?,?,?,?,?)",
+                             (cid, 2, steps, obs, span, dropped if inv == 0 and r == 0 else 0))
+t.close()
+out = subprocess.run([ANALYZE, path, "-o", os.path.join(W, "conf.profile")],
+                     capture_output=True, text=True, timeout=60)
+if out.returncode != 0:
+    sys.exit(f"tnbc-analyze failed: {out.stderr}")
+bad = 0
+for site, (fid, conf, on) in CASES.items():
+    line = next((l for l in out.stdout.splitlines() if l.startswith(site + " ")), "")
+    m = re.search(r"\[confidence ([0-9.]+)\]$", line)
+    got_conf = m.group(1) if m else None
+    got_on = ": on: " in line
+    ok = got_conf == conf and got_on == on
+    if ok and not on:
+        ok = ("the trace cannot support the prediction: confidence " + conf) in line
+    print(("ok  " if ok else "BAD ") + line)
+    bad += not ok
+sys.exit(1 if bad else 0)
