@@ -260,6 +260,14 @@ mpich() {
     grep -q 'access_order_f: ok' f.out || { cat f.out; return 1; }
     [[ $(sqlite3 f.db "SELECT count(*) || ' ' || min(site LIKE 'access_order_f+%') FROM call WHERE op = 'alltoall'") == "6 1" ]] ||
         { echo "Fortran under MPICH:"; sqlite3 f.db "SELECT rank, site, op FROM call"; return 1; }
+    # Fortran MPI_IN_PLACE under MPICH, traced and tuned: 1+2, 2+3, 3+4, 4+5.
+    mpifort.mpich -O2 -J "$m" "$ROOT/test/frontdoor/inplace_f.f90" -o inplace || return 1
+    local sums="sum 3 5 7 9"
+    [[ $("$TNBC" trace -o ip.db -- "${run[@]}" ./inplace 2>/dev/null | tr -s ' ' | sed 's/^ //') == "$sums" ]] ||
+        { echo "Fortran MPI_IN_PLACE traced under MPICH: wrong sums"; return 1; }
+    "$TNBC" analyze ip.db -o ip.profile -q && force_on ip.profile ipon.profile || return 1
+    [[ $("$TNBC" run -p ipon.profile -- "${run[@]}" ./inplace 2>/dev/null | tr -s ' ' | sed 's/^ //') == "$sums" ]] ||
+        { echo "Fortran MPI_IN_PLACE tuned under MPICH: wrong sums"; return 1; }
 }
 if command -v mpicc.mpich > /dev/null && command -v mpiexec.mpich > /dev/null && command -v sqlite3 > /dev/null; then
     T_TIMEOUT=300 t_run "MPICH: make MPI=mpich; trace, analyze, tuned run (identical), Fortran trace via mpiexec -genv" mpich
