@@ -236,7 +236,7 @@ fi
 # (`use mpi`) program's calls are traced at the program's own call sites.
 MB=build-mpich$( [[ -n ${SAN:-} ]] && echo "-$SAN")
 mpich() {
-    make --no-print-directory -s MPI=mpich "$MB/lib/libtnbc-trace.so" "$MB/lib/libtnbc-replay.so" \
+    make --no-print-directory -s MPI=mpich BUILD="$MB" "$MB/lib/libtnbc-trace.so" "$MB/lib/libtnbc-replay.so" \
         "$MB/bin/tnbc-analyze" "$MB/bin/tnbc-merge" "$MB/test/trace/access_order" \
         "$MB/test/trace/access_order_f" > "$W/mpich-build.log" 2>&1 || { cat "$W/mpich-build.log"; return 1; }
     local m=$W/mpich run=(timeout -k 5 60 mpiexec.mpich -launcher fork -n 2)
