@@ -130,6 +130,13 @@ hydra() {
     [[ " $args " != *" -x "* ]] || { echo "Open MPI's -x given to Hydra: $args"; return 1; }
 }
 t_run "launch: MPICH's mpiexec gets -genv NAME VALUE" hydra
+behind_timeout() { # the launcher behind a wrapper still gets its options
+    local out; out=$(cd "$W" && "$TNBC" run -p run.db -- timeout -k 5 30 "$W/fake/mpiexec" -n 2 ./app) || return 1
+    local args; args=$(paste -sd' ' <<<"$out")
+    [[ " $args " == *" -genv TNBC_PROFILE $W/run.db "* && " $args " == *" -n 2 ./app "* ]] ||
+        { echo "got: $args"; return 1; }
+}
+t_run "launch: timeout -k 5 30 mpiexec ... gets -genv after mpiexec" behind_timeout
 inherit() {
     local out; out=$(cd "$W" && TNBC_FOO=bar "$TNBC" run -p run.db -- sh -c 'echo "$LD_PRELOAD $TNBC_FOO $TNBC_PROFILE"')
     [[ "$out" == "$ROOT/$B/lib/libtnbc-replay.so bar $W/run.db" ]] || { echo "got: $out"; return 1; }
