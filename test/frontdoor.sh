@@ -160,6 +160,34 @@ t_run "timeline: tnbc timeline run.db rep.d -o both.json --html" \
 t_run "timeline: events match the databases and the program's read order" \
     $PY test/frontdoor/check_timeline.py "$W/both.json" "$W/run.db" "$W/rep.db" 1,0
 
+# The program's identity: the trace records the executable's build-id (as
+# readelf prints it here, independently), the profile carries it, and a
+# profile whose identity differs gives one warning and no early return.
+identity() {
+    cd "$W" || return 1
+    local id; id=$(LC_ALL=C readelf -n "$AO" | sed -n 's/^ *Build ID: *//p')
+    [[ -n "$id" ]] || { echo "no build-id in $AO"; return 1; }
+    [[ $(sqlite3 run.db "SELECT value FROM meta WHERE key = 'program'") == "access_order build-id:$id" ]] ||
+        { echo "meta program: $(sqlite3 run.db "SELECT value FROM meta WHERE key = 'program'")"; return 1; }
+    [[ $(sed -n 2p on.profile) == "# program access_order build-id:$id" ]] || { head -3 on.profile; return 1; }
+    sed "2s/build-id:$id/build-id:0000/" on.profile > other.profile
+    "$TNBC" run -p other.profile --summary other.d -- timeout -k 5 60 mpirun --oversubscribe -np 2 \
+        "$AO" alltoall 65536 1,0 4 > other.out 2> other.err && cmp plain.out other.out || return 1
+    [[ $(grep -c 'warning: other.profile was made for another build of access_order' other.err) -eq 1 ]] ||
+        { cat other.err; return 1; }
+    "$TNBC" merge other.db other.d > /dev/null &&
+        [[ $(sqlite3 other.db "SELECT count(*) FROM call WHERE wait_ns >= 0") -eq 0 ]] ||
+        { echo "early returns with a profile of another build"; return 1; }
+    [[ -z $(ls -A | grep '\.checked$') ]] || { echo "checked copy left behind"; return 1; }
+    # and the profile of this build: early returns (8 Alltoalls, 2 ranks x 4)
+    [[ $(sqlite3 rep.db "SELECT count(*) FROM call WHERE op = 'alltoall' AND wait_ns >= 0") -eq 8 ]]
+}
+if command -v readelf > /dev/null && command -v sqlite3 > /dev/null; then
+    t_run "identity: a profile of another build warns once, its sites run blocking" identity
+else
+    t_skip "identity" "readelf or sqlite3 not installed"
+fi
+
 report_formats() {
     cd "$W" || return 1
     "$TNBC" report run.db rep.db -p app.profile -o rep --format csv --no-plots > sites.csv || return 1
