@@ -6,6 +6,7 @@
 #   make demo     the whole workflow on an emulated cluster
 #   make bench    the long measurements (results under $(BUILD)/bench and docs/)
 #   make fuzz     every libFuzzer target for FUZZ_TIME seconds (mk/fuzz.mk)
+#   make install  PREFIX=/usr/local [DESTDIR=staging] (scripts/install-tree)
 #
 # Each component adds itself through a module.mk fragment: it appends to
 # ALL_TARGETS, CHECK_SUITES (name N => target check-N) and BENCH_SUITES
@@ -23,7 +24,7 @@ BENCH_SUITES :=
 MODULES := $(sort $(wildcard */module.mk libcomm/*/module.mk))
 include $(MODULES)
 
-.PHONY: all deps check bench demo clean check-san fuzz
+.PHONY: all deps check bench demo clean check-san fuzz install
 all: $(ALL_TARGETS)
 
 fuzz: $(FUZZ_TARGETS)
@@ -40,6 +41,12 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/bench-all $(BENCH_SUITES)
 
+# install: the conventional layout under $(DESTDIR)$(PREFIX); the installed
+# tnbc finds its tools and libraries relative to itself.
+PREFIX ?= /usr/local
+install: all
+	@PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) BUILD=$(BUILD) scripts/install-tree
+
 clean:
 	rm -rf build build-asan build-ubsan build-tsan
 
@@ -50,6 +57,10 @@ $(BUILD)/%.o: %.c
 
 -include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)
 
+# The demo shows the workflow, not the compiler: the build goes to a log.
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@mkdir -p $(BUILD)
+	@echo "[demo] building (log: $(BUILD)/demo-build.log)"
+	@$(MAKE) --no-print-directory all > $(BUILD)/demo-build.log 2>&1 || \
+		{ tail -n 30 $(BUILD)/demo-build.log; exit 1; }
 	@BUILD=$(BUILD) scripts/demo.sh

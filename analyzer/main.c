@@ -59,8 +59,14 @@ static int check_measured(struct tnbc_profile *p, struct an_trace *t, const char
                           char *err, size_t errlen)
 {
     struct an_trace r;
-    if (an_replay_open(&r, path, err, errlen) < 0)
+    if (an_replay_open(&r, path, err, errlen) < 0) {
+        /* Say what was expected: a replay summary, not a trace. */
+        char why[TNBC_PROFILE_ERRLEN];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "--measured %.100s: not a replay summary (tnbc run --summary "
+                 "DIR, or its merge): %.300s", path, why);
         return -1;
+    }
     int rc = an_measured(p, t, &r, err, errlen);
     an_trace_close(&r);
     return rc;

@@ -37,6 +37,19 @@ static void *fbuf(void *p)
         if (p && p == f_bottom[i])
             return MPI_BOTTOM;
     }
+    /* MPICH's mpif.h/`use mpi` sentinels: the variables MPIR_F_MPI_IN_PLACE
+     * and MPIR_F_MPI_BOTTOM hold their addresses, set at Fortran MPI_INIT. */
+    static void **mpich_in_place, **mpich_bottom;
+    static int mpich_done;
+    if (!mpich_done) {
+        mpich_in_place = dlsym(RTLD_DEFAULT, "MPIR_F_MPI_IN_PLACE");
+        mpich_bottom = dlsym(RTLD_DEFAULT, "MPIR_F_MPI_BOTTOM");
+        mpich_done = 1;
+    }
+    if (p && mpich_in_place && p == *mpich_in_place)
+        return MPI_IN_PLACE;
+    if (p && mpich_bottom && p == *mpich_bottom)
+        return MPI_BOTTOM;
     return p;
 }
 

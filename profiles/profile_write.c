@@ -159,7 +159,8 @@ int tnbc_profile_write(const struct tnbc_profile *p, const char *path, char *err
     snprintf(tmp, n, "%s.tmp", path);
     FILE *f = fopen(tmp, "w");
     if (!f) {
-        snprintf(err, errlen, "%s:0: cannot create: %s", tmp, strerror(errno));
+        /* The user's path, not the temporary one they never named. */
+        snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
         free(tmp);
         return -1;
     }

@@ -99,9 +99,9 @@ demo_app isort --keys 2097152 --maxkey 1048576 --iters 4 --warmup 1
 demo_app bcastread --bytes 8388608 --chunks 4 --order 3,1,2,0 --crc-us 300000 --iters 4 --warmup 1
 
 echo
-echo "On $where, median of $REPS runs, seconds per iteration:"
-awk 'BEGIN { printf "  %-10s %-9s %-9s %-8s %-14s %s\n", "kernel", "plain", "tuned", "speedup", "coll. (plain)", "hidden share of collective time" }
-     { printf "  %-10s %-9.4f %-9.4f %-8.3f %-14.4f %.0f%%\n", $1, $2, $3, $2 / $3, $4, 100 * ($2 - $3) / $4 }' "$OUT/table"
+echo "On $where, median of $REPS runs, seconds per iteration;"
+echo "under each kernel, its call sites' decisions in the profile the tuned runs used:"
+scripts/demo-table "$OUT/table" "$OUT"
 echo
 echo "profiles: $OUT/fft3d.profile $OUT/isort.profile $OUT/bcastread.profile"
 echo "reports:  $OUT/*-report.txt, plots in $OUT/*-report/"

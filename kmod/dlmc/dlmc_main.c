@@ -80,5 +80,5 @@ static void __exit dlmc_exit(void)
 
 module_init(dlmc_init);
 module_exit(dlmc_exit);
-MODULE_LICENSE("GPL");
+MODULE_LICENSE("GPL v2");
 MODULE_DESCRIPTION("DLMC: MPI messages on raw Ethernet frames");

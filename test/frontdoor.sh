@@ -1,0 +1,318 @@
+#!/usr/bin/env bash
+# The front door as a user meets it: every command's --help, usage errors,
+# errors naming the user's paths, the launchers, the timeline export checked
+# against the database, the report's formats, the demo's table, `make
+# install` into a temporary prefix used from outside the source tree, and
+# the SPDX line of every source file.
+set -u
+cd "$(dirname "$0")/.."
+source test/lib.sh
+ROOT=$PWD
+B=$BUILD
+TNBC=$ROOT/scripts/tnbc
+export TNBC_BUILD=$ROOT/$B
+PY=/usr/bin/python3
+AO=$ROOT/$B/test/trace/access_order
+W=$(mktemp -d /tmp/tnbc-frontdoor.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+
+SUBS=(trace analyze run report timeline merge cluster)
+
+# ---------------------------------------------------------------- help
+
+help_of() { # SUB: --help exits 0, names the command, lists options, has an example
+    local out; out=$("$TNBC" "$1" --help 2>&1) || { echo "exit $?"; echo "$out"; return 1; }
+    grep -q "^usage: tnbc $1" <<<"$out" || { echo "no 'usage: tnbc $1'"; echo "$out"; return 1; }
+    grep -q '^example' <<<"$out" || { echo "no example"; echo "$out"; return 1; }
+    # merge has no option but --help; cluster's are in its synopsis lines.
+    [[ $1 == merge || $1 == cluster ]] || grep -qE '^  +-' <<<"$out" ||
+        { echo "no options listed"; echo "$out"; return 1; }
+}
+for s in "${SUBS[@]}"; do t_run "help: tnbc $s --help" help_of "$s"; done
+
+no_args() { # tnbc alone: the usage on stderr, exit 2; --help: exit 0
+    local rc=0 err; err=$("$TNBC" 2>&1 >/dev/null) || rc=$?
+    [[ $rc -eq 2 ]] || { echo "tnbc alone: exit $rc, expected 2"; return 1; }
+    grep -q '^usage: tnbc COMMAND' <<<"$err" || { echo "no usage on stderr: $err"; return 1; }
+    for c in "${SUBS[@]}"; do grep -q "^  $c " <<<"$err" || { echo "usage omits $c"; return 1; }; done
+    "$TNBC" --help > /dev/null || { echo "tnbc --help: exit $?"; return 1; }
+}
+t_run "help: tnbc alone exits 2 with the usage naming every command" no_args
+
+# ---------------------------------------------------------------- usage errors
+
+# usage_error EXPECTED-SUBSTRING ARGS...: exit 2, one line on stderr that
+# contains the substring, nothing about shell internals.
+usage_error() {
+    local want=$1; shift
+    local rc=0 err; err=$(cd "$W" && "$TNBC" "$@" 2>&1 >/dev/null) || rc=$?
+    [[ $rc -eq 2 ]] || { echo "tnbc $*: exit $rc, expected 2: $err"; return 1; }
+    [[ $(wc -l <<<"$err") -eq 1 ]] || { echo "tnbc $*: not one line:"; echo "$err"; return 1; }
+    grep -qF -- "$want" <<<"$err" || { echo "tnbc $*: '$err' does not say '$want'"; return 1; }
+    ! grep -qE 'unbound variable|line [0-9]+:|Traceback' <<<"$err" || { echo "internal error: $err"; return 1; }
+}
+t_run "usage: trace -o without a value"        usage_error "option -o needs a value" trace -o
+t_run "usage: trace --max-calls without value" usage_error "option --max-calls needs a value" trace --max-calls
+t_run "usage: trace --max-calls not a number"  usage_error "option --max-calls: 'x'" trace --max-calls x -- true
+t_run "usage: trace --chunks followed by --"   usage_error "option --chunks needs a value" trace --chunks -- true
+t_run "usage: trace unknown option"            usage_error "unknown option --bogus" trace --bogus
+t_run "usage: trace without a program"         usage_error "no program given" trace -o x.db --
+t_run "usage: run -p without a value"          usage_error "option -p needs a value" run -p
+t_run "usage: run without -p"                  usage_error "option -p APP.profile is required" run -- true
+t_run "usage: run --summary without a value"   usage_error "option --summary needs a value" run -p x --summary
+t_run "usage: analyze without -o"              usage_error "option -o APP.profile is required" analyze x.db
+t_run "usage: analyze -o without a value"      usage_error "option -o needs a value" analyze x.db -o
+t_run "usage: analyze --measured w/o value"    usage_error "option --measured needs a value" analyze x.db -o p --measured
+t_run "usage: analyze two traces"              usage_error "one trace database at a time ('b.db')" analyze a.db b.db -o p
+t_run "usage: merge without inputs"            usage_error "needs OUT.db and at least one" merge out.db
+t_run "usage: report unknown --format"         bash -c "cd '$W' && '$TNBC' report x.db --format xml 2>&1 >/dev/null | grep -q \"invalid choice: 'xml'\"; [[ \${PIPESTATUS[0]} -eq 2 ]]"
+t_run "usage: timeline without -o"             bash -c "cd '$W' && '$TNBC' timeline x.db 2>&1 >/dev/null | grep -q 'the following arguments are required: -o'; [[ \${PIPESTATUS[0]} -eq 2 ]]"
+t_run "usage: unknown command"                 usage_error "unknown command 'bogus'" bogus
+
+# ---------------------------------------------------------------- failures naming the user's paths
+
+no_mpi() { # a trace of a program that never calls MPI_Init: exit non-zero, say so
+    local rc=0 err; err=$(cd "$W" && "$TNBC" trace -o nompi.db -- /bin/true 2>&1) || rc=$?
+    [[ $rc -ne 0 ]] || { echo "exit 0"; return 1; }
+    grep -q 'no trace was written to nompi.db' <<<"$err" || { echo "$err"; return 1; }
+    [[ ! -e $W/nompi.db ]] || { echo "a database was left"; return 1; }
+}
+t_run "fail: trace of /bin/true exits non-zero" no_mpi
+
+# fails_naming WANT REJECT ARGS...: exit 1, stderr names WANT and not REJECT.
+fails_naming() {
+    local want=$1 reject=$2; shift 2
+    local rc=0 err; err=$(cd "$W" && "$@" 2>&1 >/dev/null) || rc=$?
+    [[ $rc -eq 1 ]] || { echo "$*: exit $rc, expected 1: $err"; return 1; }
+    grep -qF -- "$want" <<<"$err" || { echo "'$err' does not name '$want'"; return 1; }
+    ! grep -qF -- "$reject" <<<"$err" || { echo "'$err' names '$reject'"; return 1; }
+}
+
+# A real trace to analyze: 2 ranks, Alltoall of 64 KiB blocks read in the
+# order 1,0 (the program's known pattern), 4 calls.
+t_mpirun 2 "$AO" alltoall 65536 1,0 4 > "$W/plain.out" 2>&1
+trace_it() { cd "$W" && "$TNBC" trace -o run.db -- timeout -k 5 60 mpirun --oversubscribe -np 2 "$AO" alltoall 65536 1,0 4 > trace.out; }
+t_run "workflow: trace a 2-rank Alltoall" trace_it
+echo garbage > "$W/garbage.txt"
+t_run "fail: analyze -o into a missing directory names it" \
+    fails_naming "/nonexistent/dir/x.profile" ".tmp" "$TNBC" analyze run.db -o /nonexistent/dir/x.profile
+t_run "fail: tnbc-analyze itself names the profile, not its .tmp" \
+    bash -c "cd '$W' && '$ROOT/$B/bin/tnbc-analyze' run.db -o /nonexistent/x.profile -q 2>&1 | grep -v warning | grep -qx 'tnbc-analyze: /nonexistent/x.profile: cannot create: No such file or directory'"
+t_run "fail: analyze --measured garbage says a replay summary was expected" \
+    fails_naming "--measured garbage.txt: not a replay summary" "tnbc-measured" "$TNBC" analyze run.db -o x.profile --measured garbage.txt
+t_run "fail: analyze --measured of a missing path names it" \
+    fails_naming "--measured nothere: no such file" "/tmp/" "$TNBC" analyze run.db -o x.profile --measured nothere
+t_run "fail: analyze --measured of the trace itself" \
+    fails_naming "not a replay summary: 2 rank(s) ran in trace mode" "tnbc-measured" "$TNBC" analyze run.db -o x.profile --measured run.db
+t_run "fail: run -p of a missing profile names it" \
+    fails_naming "-p missing.profile: cannot read" "$ROOT" "$TNBC" run -p missing.profile -- true
+t_run "fail: report of a missing database names it" \
+    fails_naming "nothere.db: no such file" "Traceback" "$TNBC" report nothere.db -o "$W/r"
+
+# ---------------------------------------------------------------- launchers
+
+# A fake MPICH mpiexec (Hydra): prints its arguments. Settings must come as
+# -genv NAME VALUE; a launcher it does not know inherits them.
+mkdir -p "$W/fake"
+cat > "$W/fake/mpiexec" <<'EOF'
+#!/bin/sh
+[ "$1" = --version ] && { echo "HYDRA build details:"; echo "    Version: 4.0.2"; exit 0; }
+printf '%s\n' "$@"
+EOF
+chmod +x "$W/fake/mpiexec"
+hydra() {
+    local out; out=$(cd "$W" && "$TNBC" run -p run.db -- "$W/fake/mpiexec" -n 2 ./app) || return 1
+    # run.db as the profile: only its path matters here.
+    local args; args=$(paste -sd' ' <<<"$out")
+    [[ " $args " == *" -genv LD_PRELOAD $ROOT/$B/lib/libtnbc-replay.so "* &&
+       " $args " == *" -genv TNBC_PROFILE $W/run.db "* &&
+       " $args " == *" -n 2 ./app "* ]] || { echo "got: $args"; return 1; }
+    [[ " $args " != *" -x "* ]] || { echo "Open MPI's -x given to Hydra: $args"; return 1; }
+}
+t_run "launch: MPICH's mpiexec gets -genv NAME VALUE" hydra
+behind_timeout() { # the launcher behind a wrapper still gets its options
+    local out; out=$(cd "$W" && "$TNBC" run -p run.db -- timeout -k 5 30 "$W/fake/mpiexec" -n 2 ./app) || return 1
+    local args; args=$(paste -sd' ' <<<"$out")
+    [[ " $args " == *" -genv TNBC_PROFILE $W/run.db "* && " $args " == *" -n 2 ./app "* ]] ||
+        { echo "got: $args"; return 1; }
+}
+t_run "launch: timeout -k 5 30 mpiexec ... gets -genv after mpiexec" behind_timeout
+inherit() {
+    local out; out=$(cd "$W" && TNBC_FOO=bar "$TNBC" run -p run.db -- sh -c 'echo "$LD_PRELOAD $TNBC_FOO $TNBC_PROFILE"')
+    [[ "$out" == "$ROOT/$B/lib/libtnbc-replay.so bar $W/run.db" ]] || { echo "got: $out"; return 1; }
+}
+t_run "launch: another launcher inherits the settings" inherit
+
+# ---------------------------------------------------------------- workflow, timeline, report
+
+force_on() { sed -E 's/^  decision off .*/  decision on forced by the frontdoor test/' "$1" > "$2"; }
+tuned() {
+    cd "$W" && "$TNBC" analyze run.db -o app.profile -q && force_on app.profile on.profile &&
+        "$TNBC" run -p on.profile --summary rep.d -- timeout -k 5 60 mpirun --oversubscribe -np 2 \
+            "$AO" alltoall 65536 1,0 4 > tuned.out && cmp plain.out tuned.out &&
+        "$TNBC" merge rep.db rep.d > /dev/null
+}
+t_run "workflow: analyze, tuned run (bit-identical output), merge" tuned
+t_run "timeline: tnbc timeline run.db rep.d -o both.json --html" \
+    bash -c "cd '$W' && '$TNBC' timeline run.db rep.d -o both.json --html both.html && test -s both.html"
+# The JSON read back, checked against the databases with queries of its own,
+# and against the program's known read order (1 then 0 after every call).
+t_run "timeline: events match the databases and the program's read order" \
+    $PY test/frontdoor/check_timeline.py "$W/both.json" "$W/run.db" "$W/rep.db" 1,0
+
+# The program's identity: the trace records the executable's build-id (as
+# readelf prints it here, independently), the profile carries it, and a
+# profile whose identity differs gives one warning and no early return.
+identity() {
+    cd "$W" || return 1
+    local id; id=$(LC_ALL=C readelf -n "$AO" | sed -n 's/^ *Build ID: *//p')
+    [[ -n "$id" ]] || { echo "no build-id in $AO"; return 1; }
+    [[ $(sqlite3 run.db "SELECT value FROM meta WHERE key = 'program'") == "access_order build-id:$id" ]] ||
+        { echo "meta program: $(sqlite3 run.db "SELECT value FROM meta WHERE key = 'program'")"; return 1; }
+    [[ $(sed -n 2p on.profile) == "# program access_order build-id:$id" ]] || { head -3 on.profile; return 1; }
+    sed "2s/build-id:$id/build-id:0000/" on.profile > other.profile
+    "$TNBC" run -p other.profile --summary other.d -- timeout -k 5 60 mpirun --oversubscribe -np 2 \
+        "$AO" alltoall 65536 1,0 4 > other.out 2> other.err && cmp plain.out other.out || return 1
+    [[ $(grep -c 'warning: other.profile was made for another build of access_order' other.err) -eq 1 ]] ||
+        { cat other.err; return 1; }
+    "$TNBC" merge other.db other.d > /dev/null &&
+        [[ $(sqlite3 other.db "SELECT count(*) FROM call WHERE wait_ns >= 0") -eq 0 ]] ||
+        { echo "early returns with a profile of another build"; return 1; }
+    [[ -z $(ls -A | grep '\.checked$') ]] || { echo "checked copy left behind"; return 1; }
+    # and the profile of this build: early returns (8 Alltoalls, 2 ranks x 4)
+    [[ $(sqlite3 rep.db "SELECT count(*) FROM call WHERE op = 'alltoall' AND wait_ns >= 0") -eq 8 ]]
+}
+if command -v readelf > /dev/null && command -v sqlite3 > /dev/null; then
+    t_run "identity: a profile of another build warns once, its sites run blocking" identity
+else
+    t_skip "identity" "readelf or sqlite3 not installed"
+fi
+
+report_formats() {
+    cd "$W" || return 1
+    "$TNBC" report run.db rep.db -p app.profile -o rep --format csv --no-plots > sites.csv || return 1
+    "$TNBC" report run.db rep.db -p app.profile -o rep --format json --no-plots > sites.json || return 1
+    "$TNBC" report run.db -p app.profile -o rep > sites.txt || return 1
+    cmp sites.csv rep/summary.csv && cmp sites.json rep/summary.json || return 1
+    # One row per site of the profile, each with the profile's decision.
+    $PY - app.profile sites.csv sites.json <<'EOF'
+import csv, json, sys
+prof, rows_csv, doc = sys.argv[1], sys.argv[2], sys.argv[3]
+want, site = {}, None
+for line in open(prof):
+    t = line.split()
+    if t[:1] == ["site"]:
+        site = (t[1], t[2])
+    elif t[:1] == ["decision"]:
+        want[site] = (t[1], line.split(None, 2)[2].strip() if len(t) > 2 else "")
+rows = list(csv.DictReader(open(rows_csv)))
+got = {(r["site"], r["op"]): (r["decision"], r["reason"]) for r in rows}
+assert got == want, (got, want)
+j = json.load(open(doc))
+assert {(s["site"], s["op"]): (s["decision"], s["reason"]) for s in j["sites"]} == want
+a2a = [s for s in j["sites"] if s["op"] == "alltoall"]
+assert len(a2a) == 1 and a2a[0]["order"] == "1 0" and a2a[0]["calls"] == 4, a2a
+assert a2a[0]["recv_bytes"] == 2 * 4 * 2 * 65536, a2a   # 2 ranks x 4 calls x 2 blocks
+EOF
+    grep -q 'order (consensus): 1 0' sites.txt && test -s rep/overlap.png
+}
+t_run "report: --format csv and json agree with the profile, text still" report_formats
+
+# ---------------------------------------------------------------- demo table
+
+t_run "demo: the final table names each site's decision and reason" \
+    bash -c "scripts/demo-table test/frontdoor/demo-table.txt test/frontdoor | diff test/frontdoor/demo-table.expected -"
+
+# ---------------------------------------------------------------- make install
+
+installed() {
+    local stage=$W/stage prefix=/opt/tnbc-test
+    make --no-print-directory -s install PREFIX=$prefix DESTDIR="$stage" BUILD="$B" > "$W/install.log" 2>&1 ||
+        { cat "$W/install.log"; return 1; }
+    local P=$stage$prefix
+    for f in bin/tnbc bin/tnbc-analyze bin/tnbc-merge lib/libtnbc-trace.so lib/libtnbc-replay.so \
+             lib/pkgconfig/tnbc-shmem.pc lib/pkgconfig/tnbc-profile.pc include/tnbc/profile.h \
+             libexec/tnbc/tnbc-report libexec/tnbc/tnbc-timeline share/doc/tnbc/README.md \
+             share/man/man1/tnbc-trace.1; do
+        [[ -e $P/$f ]] || { echo "missing $f"; return 1; }
+    done
+    # No text file of the installed tree points back into the source tree.
+    if grep -rlI "$ROOT" "$P/bin" "$P/lib" "$P/libexec"; then echo "names the source tree"; return 1; fi
+    # The workflow from the staged tree (moved away from its PREFIX), outside
+    # the source tree, with a copy of the program, and no TNBC_BUILD.
+    local run=$W/outside; mkdir -p "$run"; cp "$AO" "$run/app"
+    (
+        cd "$run" && unset TNBC_BUILD &&
+        "$P/bin/tnbc" trace -o run.db -- timeout -k 5 60 mpirun --oversubscribe -np 2 ./app alltoall 65536 1,0 4 > trace.out &&
+        "$P/bin/tnbc" analyze run.db -o app.profile -q &&
+        force_on app.profile on.profile &&
+        "$P/bin/tnbc" run -p on.profile --summary rep.d -- timeout -k 5 60 mpirun --oversubscribe -np 2 ./app alltoall 65536 1,0 4 > tuned.out &&
+        cmp "$W/plain.out" tuned.out &&
+        "$P/bin/tnbc" timeline run.db rep.d -o t.json &&
+        "$P/bin/tnbc" report run.db -p app.profile -o rep --format csv --no-plots > /dev/null &&
+        PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --cflags tnbc-profile | grep -q -- "-I$prefix/include/tnbc"
+    ) || return 1
+    # The replay summary says the early returns happened.
+    [[ $(sqlite3 "$run/rep.d"/rank-000000.db "SELECT count(*) FROM call WHERE op='alltoall' AND wait_ns >= 0") -gt 0 ]] ||
+        { echo "no early return recorded"; return 1; }
+}
+if command -v pkg-config > /dev/null && command -v sqlite3 > /dev/null; then
+    T_TIMEOUT=180 t_run "install: make install DESTDIR=... then trace, analyze, run, timeline, report from there" installed
+else
+    t_skip "install" "pkg-config or sqlite3 not installed"
+fi
+
+# ---------------------------------------------------------------- MPICH
+
+# The trace and replay libraries built against Debian's MPICH (make
+# MPI=mpich, into build-mpich/), driven through MPICH's mpiexec (Hydra,
+# settings as -genv): the C program's read order 1,0 is traced, the tuned
+# run returns early and prints what the plain run prints, and a Fortran
+# (`use mpi`) program's calls are traced at the program's own call sites.
+MB=build-mpich$( [[ -n ${SAN:-} ]] && echo "-$SAN")
+mpich() {
+    make --no-print-directory -s MPI=mpich BUILD="$MB" "$MB/lib/libtnbc-trace.so" "$MB/lib/libtnbc-replay.so" \
+        "$MB/bin/tnbc-analyze" "$MB/bin/tnbc-merge" "$MB/test/trace/access_order" \
+        "$MB/test/trace/access_order_f" > "$W/mpich-build.log" 2>&1 || { cat "$W/mpich-build.log"; return 1; }
+    local m=$W/mpich run=(timeout -k 5 60 mpiexec.mpich -launcher fork -n 2)
+    mkdir -p "$m" && cd "$m" || return 1
+    export TNBC_BUILD=$ROOT/$MB
+    "${run[@]}" "$ROOT/$MB/test/trace/access_order" alltoall 65536 1,0 4 > plain.out &&
+        "$TNBC" trace -o run.db -- "${run[@]}" "$ROOT/$MB/test/trace/access_order" alltoall 65536 1,0 4 > /dev/null &&
+        "$TNBC" analyze run.db -o app.profile -q && force_on app.profile on.profile &&
+        "$TNBC" run -p on.profile --summary rep.d -- "${run[@]}" "$ROOT/$MB/test/trace/access_order" alltoall 65536 1,0 4 > tuned.out &&
+        cmp plain.out tuned.out && "$TNBC" merge rep.db rep.d > /dev/null || return 1
+    local order early
+    order=$(sqlite3 run.db "SELECT DISTINCT o FROM (SELECT call_id, group_concat(idx) AS o FROM
+        (SELECT t.call_id, t.idx FROM touch t JOIN call c USING (call_id) WHERE c.op = 'alltoall'
+         AND t.side = 'recv' AND t.ord IS NOT NULL ORDER BY t.call_id, t.ord) GROUP BY call_id)")
+    [[ $order == "1,0" ]] || { echo "read order traced under MPICH: '$order', expected 1,0"; return 1; }
+    early=$(sqlite3 rep.db "SELECT count(*) FROM call WHERE op = 'alltoall' AND wait_ns >= 0")
+    [[ $early -eq 8 ]] || { echo "$early early Alltoalls under MPICH, expected 8 (2 ranks x 4)"; return 1; }
+    "$TNBC" trace -o f.db -- "${run[@]}" "$ROOT/$MB/test/trace/access_order_f" 1,0 3 > f.out 2>&1 &&
+        grep -q 'access_order_f: ok' f.out || { cat f.out; return 1; }
+    [[ $(sqlite3 f.db "SELECT count(*) || ' ' || min(site LIKE 'access_order_f+%') FROM call WHERE op = 'alltoall'") == "6 1" ]] ||
+        { echo "Fortran under MPICH:"; sqlite3 f.db "SELECT rank, site, op FROM call"; return 1; }
+    # Fortran MPI_IN_PLACE under MPICH, traced and tuned: 1+2, 2+3, 3+4, 4+5.
+    mpifort.mpich -O2 -J "$m" "$ROOT/test/frontdoor/inplace_f.f90" -o inplace || return 1
+    local sums="sum 3 5 7 9"
+    [[ $("$TNBC" trace -o ip.db -- "${run[@]}" ./inplace 2>/dev/null | tr -s ' ' | sed 's/^ //') == "$sums" ]] ||
+        { echo "Fortran MPI_IN_PLACE traced under MPICH: wrong sums"; return 1; }
+    "$TNBC" analyze ip.db -o ip.profile -q && force_on ip.profile ipon.profile || return 1
+    [[ $("$TNBC" run -p ipon.profile -- "${run[@]}" ./inplace 2>/dev/null | tr -s ' ' | sed 's/^ //') == "$sums" ]] ||
+        { echo "Fortran MPI_IN_PLACE tuned under MPICH: wrong sums"; return 1; }
+}
+if command -v mpicc.mpich > /dev/null && command -v mpiexec.mpich > /dev/null && command -v sqlite3 > /dev/null; then
+    T_TIMEOUT=300 t_run "MPICH: make MPI=mpich; trace, analyze, tuned run (identical), Fortran trace via mpiexec -genv" mpich
+else
+    t_skip "MPICH" "mpicc.mpich or mpiexec.mpich not installed (Debian: libmpich-dev mpich; make deps)"
+fi
+
+# ---------------------------------------------------------------- licence
+
+t_run "licence: LICENSE is BSD-3-Clause, kmod is GPL-2.0" \
+    bash -c "grep -q 'BSD 3-Clause' LICENSE && grep -q 'GPL-2.0' LICENSE &&
+             grep -rq 'MODULE_LICENSE(\"GPL v2\")' kmod/"
+t_run "licence: every source file has an SPDX line (scripts/add-spdx --check)" scripts/add-spdx --check
+
+t_summary
