@@ -507,8 +507,8 @@ def test_bad_trace_missing_table():
 
 
 def test_bad_trace_schema_version():
-    msg = bad_trace("v2", sql("UPDATE meta SET value='2' WHERE key='schema_version';"))
-    check("schema_version 2" in msg and "version 1" in msg, msg)
+    msg = bad_trace("v3", sql("UPDATE meta SET value='3' WHERE key='schema_version';"))
+    check("schema_version 3" in msg and "versions 1 to 2" in msg, msg)
 
 
 def test_bad_trace_empty_file():
@@ -693,12 +693,12 @@ def test_report_with_profile_and_errors():
     r = subprocess.run([REPORT, db("rep2"), "-p", prof, "-o", out, "--no-plots"],
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 0 and "order (consensus): 0 1 2 3" in r.stdout, r.stdout + r.stderr)
-    t = mktrace.Trace(db("rep2v"), schema_version="2")
+    t = mktrace.Trace(db("rep2v"), schema_version="3")
     t.runs(1)
     t.close()
     r = subprocess.run([REPORT, db("rep2v"), "-o", out], capture_output=True, text=True,
                        timeout=60)
-    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "schema_version 2" in r.stderr,
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "schema_version 3" in r.stderr,
           r.stderr)
     bad = os.path.join(TMP, "bad.profile")
     with open(bad, "w") as f:
