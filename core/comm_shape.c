@@ -24,38 +24,57 @@ static uint32_t fnv(uint32_t h, uint32_t v)
     return h;
 }
 
-/* Members' world ranks, in comm-rank order (the local group of an
- * inter-communicator). Returns 0, or -1. */
-static int compute(MPI_Comm comm, struct tnbc_comm_shape *s)
+/* Folds the world ranks of g's members, in group-rank order, into *h;
+ * *ident stays 1 while member i is world rank i. Returns 0, or -1. */
+static int fold_group(MPI_Group g, uint32_t *h, int *ident)
 {
-    MPI_Group g, wg;
-    int wsize = 0, rc = -1;
-    if (PMPI_Comm_group(comm, &g) != MPI_SUCCESS)
-        return -1;
-    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-    PMPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    PMPI_Group_size(g, &s->size);
-    int *in = malloc((size_t)s->size * sizeof *in), *out = malloc((size_t)s->size * sizeof *out);
-    if (in && out) {
-        for (int i = 0; i < s->size; i++)
+    MPI_Group wg;
+    int n = 0, rc = -1;
+    PMPI_Group_size(g, &n);
+    int *in = malloc((size_t)n * sizeof *in + 1), *out = malloc((size_t)n * sizeof *out + 1);
+    if (in && out && PMPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS) {
+        for (int i = 0; i < n; i++)
             in[i] = i;
-        PMPI_Group_translate_ranks(g, s->size, in, wg, out);
-        s->hash = fnv(2166136261u, (uint32_t)s->size);
-        s->world = s->size == wsize;
-        for (int i = 0; i < s->size; i++) {
-            s->hash = fnv(s->hash, (uint32_t)out[i]);
-            s->world &= out[i] == i;
+        PMPI_Group_translate_ranks(g, n, in, wg, out);
+        *h = fnv(*h, (uint32_t)n);
+        for (int i = 0; i < n; i++) {
+            *h = fnv(*h, (uint32_t)out[i]);
+            *ident &= out[i] == i;
         }
-        if (s->world)
-            snprintf(s->name, sizeof s->name, "world");
-        else
-            snprintf(s->name, sizeof s->name, "c%d.%08x", s->size, (unsigned)s->hash);
+        PMPI_Group_free(&wg);
         rc = 0;
     }
     free(in);
     free(out);
+    return rc;
+}
+
+/* Members' world ranks, in comm-rank order; an inter-communicator's
+ * remote group is folded in too, and its name starts with 'i'. */
+static int compute(MPI_Comm comm, struct tnbc_comm_shape *s)
+{
+    MPI_Group g;
+    int wsize = 0, inter = 0, rc;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
+        PMPI_Comm_group(comm, &g) != MPI_SUCCESS)
+        return -1;
+    PMPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    PMPI_Group_size(g, &s->size);
+    s->hash = 2166136261u;
+    s->world = !inter && s->size == wsize;
+    rc = fold_group(g, &s->hash, &s->world);
     PMPI_Group_free(&g);
-    PMPI_Group_free(&wg);
+    if (rc == 0 && inter) {
+        int ident = 1;
+        rc = PMPI_Comm_remote_group(comm, &g) == MPI_SUCCESS ? fold_group(g, &s->hash, &ident) : -1;
+        if (rc == 0)
+            PMPI_Group_free(&g);
+    }
+    if (s->world)
+        snprintf(s->name, sizeof s->name, "world");
+    else
+        snprintf(s->name, sizeof s->name, "%c%d.%08x", inter ? 'i' : 'c', s->size,
+                 (unsigned)s->hash);
     return rc;
 }
 

@@ -17,7 +17,8 @@ struct tnbc_comm_shape {
     int size;
     int world;          /* 1: MPI_COMM_WORLD's shape */
     uint32_t hash;      /* FNV-1a over size and members' world ranks */
-    char name[32];      /* "world", or "c<size>.<8 hex digits>" */
+    char name[32];      /* "world", or "c<size>.<8 hex digits>" ("i..." for an
+                           inter-communicator, whose remote group is hashed too) */
 };
 
 /* The shape of comm (cached on it as an attribute, freed with it). NULL

@@ -31,3 +31,18 @@ CHECK_SUITES += replay
 check-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
 	@$(MAKE) --no-print-directory SAN=tsan build-tsan/lib/libtnbc-replay.so > /dev/null
 	@BUILD=$(BUILD) BUILD_TSAN=build-tsan test/replay.sh
+
+# test/comm/: programs of the communicator suite (sub-communicators, freed
+# communicators, inter-communicators), plain MPI.
+COMM_TEST_PROGS := $(addprefix $(BUILD)/test/comm/,comm_fft comm_free)
+
+$(BUILD)/test/comm/%: test/comm/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -o $@ $<
+
+ALL_TARGETS  += $(COMM_TEST_PROGS)
+CHECK_SUITES += comm
+
+.PHONY: check-comm
+check-comm: $(COMM_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
+	@BUILD=$(BUILD) test/comm.sh
