@@ -102,6 +102,25 @@ check_free() {
     [[ $(grep -c 'inter-communicator' "$W/free.err") -eq 4 ]] || { cat "$W/free.err"; return 1; }
 }
 
+# The pencil FFT benchmark (bench/pencil.c) on a 2x2 grid, tuned: its own
+# check (spectrum against a direct DFT, round trip) passes, and all its
+# transposes went early: 3 iterations (1 warm-up) x 2 per communicator.
+check_pencil() {
+    local b=$BUILD/bench/pencil args="--n 32 --iters 2 --warmup 1" r want got
+    $TNBC trace -o "$W/pen.db" -- timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np 4 $b $args > /dev/null || { echo "trace run failed"; return 1; }
+    $TNBC analyze "$W/pen.db" -o "$W/pen.auto.profile" > /dev/null || { echo "analyze failed"; return 1; }
+    sed -E 's/^  decision off .*/  decision on forced by the comm test/' "$W/pen.auto.profile" > "$W/pen.profile"
+    $TNBC run -p "$W/pen.profile" --summary "$W/pen.summary.d" -- timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np 4 $b $args > "$W/pen.tuned" ||
+        { echo "tuned run failed"; cat "$W/pen.tuned"; return 1; }
+    grep -q '^RESULT app=pencil .*grid=2x2 .*check=ok$' "$W/pen.tuned" || { cat "$W/pen.tuned"; return 1; }
+    for r in 0 1 2 3; do
+        want=$(printf '%s 6 6\n%s 6 6\n' "$(shape $((r / 2 * 2)) $((r / 2 * 2 + 1)))" \
+            "$(shape $((r % 2)) $((r % 2 + 2)))" | sort)
+        got=$(rows pen $r)
+        [[ $got == "$want" ]] || { echo "rank $r: summary rows '$got', want '$want'"; return 1; }
+    done
+}
+
 # A version-1 trace (before communicator shapes) is still analyzed; an
 # unknown version is refused in one line.
 check_old_trace() {
@@ -117,5 +136,6 @@ check_old_trace() {
 t_run "FFT-like 2x2 grid: row and column transposes early, bit-identical" check_fft
 t_run "one call site on two sub-communicators: one entry per shape" check_shared_site
 t_run "communicator freed while its early call is in flight; inter-communicator blocking" check_free
+t_run "pencil FFT benchmark, 2x2 grid: check passes, every transpose early" check_pencil
 t_run "trace schema: version 1 still read, unknown version refused" check_old_trace
 t_summary

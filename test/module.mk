@@ -44,5 +44,5 @@ ALL_TARGETS  += $(COMM_TEST_PROGS)
 CHECK_SUITES += comm
 
 .PHONY: check-comm
-check-comm: $(COMM_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
+check-comm: $(COMM_TEST_PROGS) $(BUILD)/bench/pencil $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
 	@BUILD=$(BUILD) test/comm.sh
