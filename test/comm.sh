@@ -102,6 +102,21 @@ check_free() {
     [[ $(grep -c 'inter-communicator' "$W/free.err") -eq 4 ]] || { cat "$W/free.err"; return 1; }
 }
 
+# One call site on communicators made by dup (MPI_COMM_WORLD's shape: the
+# plain site), create (odd ranks), create_group (even ranks) and Cart_sub
+# (rows of a 2x2 grid): 2 rounds each, all early, every element checked.
+check_kinds() {
+    pipeline kinds 4 "$P/comm_kinds" 2 || return 1
+    grep -qx 'comm_kinds: ok' "$W/kinds.tuned" || { cat "$W/kinds.tuned"; return 1; }
+    local r want got
+    for r in 0 1 2 3; do
+        want=$(printf 'world 2 2\n%s 2 2\n%s 2 2\n' "$(shape $((r % 2)) $((r % 2 + 2)))" \
+            "$(shape $((r / 2 * 2)) $((r / 2 * 2 + 1)))" | sort)
+        got=$(rows kinds $r)
+        [[ $got == "$want" ]] || { echo "rank $r: summary rows '$got', want '$want'"; return 1; }
+    done
+}
+
 # The pencil FFT benchmark (bench/pencil.c) on a 2x2 grid, tuned: its own
 # check (spectrum against a direct DFT, round trip) passes, and all its
 # transposes went early: 3 iterations (1 warm-up) x 2 per communicator.
@@ -136,6 +151,7 @@ check_old_trace() {
 t_run "FFT-like 2x2 grid: row and column transposes early, bit-identical" check_fft
 t_run "one call site on two sub-communicators: one entry per shape" check_shared_site
 t_run "communicator freed while its early call is in flight; inter-communicator blocking" check_free
+t_run "dup, create, create_group, Cart_sub: one site, early on each" check_kinds
 t_run "pencil FFT benchmark, 2x2 grid: check passes, every transpose early" check_pencil
 t_run "trace schema: version 1 still read, unknown version refused" check_old_trace
 t_summary
