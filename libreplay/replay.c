@@ -16,6 +16,7 @@
 #include "comm_shape.h"
 #include "comms.h"
 #include "config.h"
+#include "inplace.h"
 #include "intercept.h"
 #include "land.h"
 #include "nbop.h"
@@ -243,7 +244,7 @@ static int blocking(const struct tnbc_args *a, struct site_stats *st, int trial_
 /* This rank's candidate for an early return, or NULL with a reason. */
 static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site *site,
                               struct comm_priv *cp, const struct tnbc_profile_site **ps,
-                              const char **why)
+                              const char **why, struct tnbc_args *scratch, void **ipcopy)
 {
     static char msg[TNBC_PROFILE_ERRLEN];
     struct tnbc_call_layout l;
@@ -256,6 +257,11 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
         *why = "this rank cannot land data in guarded pages";
         return NULL;
     }
+    int in_place = inplace_args(a, scratch, ipcopy, why);
+    if (in_place < 0)
+        return NULL;
+    if (in_place)
+        a = scratch;      /* the out-of-place equivalent (inplace.h) */
     if (tnbc_layout_build(a, (*ps)->chunks > 0 ? (*ps)->chunks : 1, &l, why) != 0)
         return NULL;
     int64_t block = tnbc_op_is_chunked(a->op) ? (int64_t)(l.recv.nsub ? l.recv.bytes : l.send.bytes)
@@ -329,6 +335,8 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     const struct tnbc_profile_site *ps = NULL;
     const char *why = NULL;
     int p = 0, armed;
+    struct tnbc_args ip_args;
+    void *ip_copy = NULL;     /* an in-place call's send data, until it returns */
 
     if (!R.on || !R.op_on[a->op])
         return blocking(a, NULL, 0);
@@ -347,7 +355,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
      * ranks run it blocking (the agreement keeps them together). */
     int trial_off = R.trial && st && st->calls % 2 == 1 &&
                     (ps = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op))) && ps->on;
-    struct nbop *op = trial_off ? NULL : candidate(a, site, cp, &ps, &why);
+    struct nbop *op = trial_off ? NULL : candidate(a, site, cp, &ps, &why, &ip_args, &ip_copy);
     phase_end(&clock, PHASE_CANDIDATE);
     struct edge_req *got = malloc((size_t)p * sizeof *got);
     if (!got) {
@@ -371,6 +379,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
                       op ? "another rank cannot transform it" : why);
         }
         nbop_free(op);
+        free(ip_copy);
         return blocking(a, st, trial_off);
     }
     tnbc_guard_release_layout(&op->layout, TNBC_REL_REUSE);
@@ -408,6 +417,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     free(wait);
     phase_end(&clock, PHASE_EDGES);
     phase_call_done();
+    free(ip_copy);            /* copied into the call's private memory by now */
     op->return_tick = clock;
     if (st) {
         st->calls++;

@@ -117,6 +117,23 @@ check_kinds() {
     done
 }
 
+# MPI_IN_PLACE on alltoall, alltoallv, allgather, allgatherv and allreduce,
+# on MPI_COMM_WORLD and on a half: 2 rounds each, every one early, every
+# element checked against the senders' patterns.
+check_inplace() {
+    pipeline ip 4 "$P/inplace" 2 || return 1
+    grep -qx 'inplace: ok' "$W/ip.tuned" || { cat "$W/ip.tuned"; return 1; }
+    local r op want got
+    for r in 0 1 2 3; do
+        want=$(for op in alltoall alltoallv allgather allgatherv allreduce; do
+                   echo "$op world 2 2"; echo "$op $(shape $((r % 2)) $((r % 2 + 2))) 2 2"
+               done | sort)
+        got=$(q "$W/ip.summary.d/rank-00000$r.db" "SELECT op || ' ' || comm_shape || ' ' || calls || ' ' ||
+                 traced FROM site WHERE op != 'reduce' ORDER BY 1")
+        [[ $got == "$want" ]] || { echo "rank $r: summary rows '$got', want '$want'"; return 1; }
+    done
+}
+
 # The pencil FFT benchmark (bench/pencil.c) on a 2x2 grid, tuned: its own
 # check (spectrum against a direct DFT, round trip) passes, and all its
 # transposes went early: 3 iterations (1 warm-up) x 2 per communicator.
@@ -152,6 +169,7 @@ t_run "FFT-like 2x2 grid: row and column transposes early, bit-identical" check_
 t_run "one call site on two sub-communicators: one entry per shape" check_shared_site
 t_run "communicator freed while its early call is in flight; inter-communicator blocking" check_free
 t_run "dup, create, create_group, Cart_sub: one site, early on each" check_kinds
+t_run "MPI_IN_PLACE alltoall(v), allgather(v), allreduce: early, correct" check_inplace
 t_run "pencil FFT benchmark, 2x2 grid: check passes, every transpose early" check_pencil
 t_run "trace schema: version 1 still read, unknown version refused" check_old_trace
 t_summary
