@@ -134,6 +134,23 @@ check_inplace() {
     done
 }
 
+# MPI_Scatter and MPI_Scatterv (root in place), root rotating, on
+# MPI_COMM_WORLD and a half: 4 rounds each, all early, every element
+# checked against the root's pattern.
+check_scatter() {
+    pipeline sc 4 "$P/scatter" 4 || return 1
+    grep -qx 'scatter: ok' "$W/sc.tuned" || { cat "$W/sc.tuned"; return 1; }
+    local r op want got
+    for r in 0 1 2 3; do
+        want=$(for op in scatter scatterv; do
+                   echo "$op world 4 4"; echo "$op $(shape $((r % 2)) $((r % 2 + 2))) 4 4"
+               done | sort)
+        got=$(q "$W/sc.summary.d/rank-00000$r.db" "SELECT op || ' ' || comm_shape || ' ' || calls || ' ' ||
+                 traced FROM site WHERE op LIKE 'scatter%' ORDER BY 1")
+        [[ $got == "$want" ]] || { echo "rank $r: summary rows '$got', want '$want'"; return 1; }
+    done
+}
+
 # The pencil FFT benchmark (bench/pencil.c) on a 2x2 grid, tuned: its own
 # check (spectrum against a direct DFT, round trip) passes, and all its
 # transposes went early: 3 iterations (1 warm-up) x 2 per communicator.
@@ -170,6 +187,7 @@ t_run "one call site on two sub-communicators: one entry per shape" check_shared
 t_run "communicator freed while its early call is in flight; inter-communicator blocking" check_free
 t_run "dup, create, create_group, Cart_sub: one site, early on each" check_kinds
 t_run "MPI_IN_PLACE alltoall(v), allgather(v), allreduce: early, correct" check_inplace
+t_run "MPI_Scatter and MPI_Scatterv (root in place): early, correct" check_scatter
 t_run "pencil FFT benchmark, 2x2 grid: check passes, every transpose early" check_pencil
 t_run "trace schema: version 1 still read, unknown version refused" check_old_trace
 t_summary
