@@ -1,7 +1,11 @@
-/* Fortran bindings (mpif.h and `use mpi`). Open MPI's Fortran wrappers call
- * the C PMPI_ functions directly, so the C wrappers never see Fortran calls:
- * the Fortran symbols are defined here too, in the four manglings compilers
- * use, converting handles and the MPI_IN_PLACE/MPI_BOTTOM sentinels. */
+/* Fortran bindings (mpif.h, `use mpi` and `use mpi_f08`). Open MPI's Fortran
+ * wrappers call the C PMPI_ functions directly, so the C wrappers never see
+ * Fortran calls: the Fortran symbols are defined here too, in the four
+ * manglings compilers use, converting handles and the MPI_IN_PLACE/MPI_BOTTOM
+ * sentinels. Open MPI's mpi_f08 procedures (`mpi_xxx_f08_`) take the same
+ * arguments at the machine level (buffers by address, handle types as one
+ * INTEGER each, passed by reference), except that their ierror is
+ * OPTIONAL: a null pointer when absent. */
 #include "intercept.h"
 
 #include <dlfcn.h>
@@ -45,12 +49,21 @@ static void *fbuf(void *p)
 #define CALLER __builtin_return_address(0)
 #define SET(ierr, rc) do { if (ierr) *(ierr) = (F)(rc); } while (0)
 
-/* One implementation, four symbol names. */
+/* One implementation, four symbol names, and the mpi_f08 one (whose
+ * absent ierror gets a local stand-in: Open MPI's own functions, which some
+ * impls forward to, store into it unconditionally). */
 #define FORTRAN_NAMES(lower, upper, params, args)          \
     void lower##_ params { lower##_impl args; }            \
     void lower##__ params { lower##_impl args; }           \
     void lower params { lower##_impl args; }               \
-    void upper params { lower##_impl args; }
+    void upper params { lower##_impl args; }               \
+    void lower##_f08_ params                               \
+    {                                                      \
+        F ierr_absent;                                     \
+        if (!ierr)                                         \
+            ierr = &ierr_absent;                           \
+        lower##_impl args;                                 \
+    }
 
 /* The impls take the caller explicitly, so the four entry points above must
  * be inlined calls with the application's return address: pass CALLER. */

@@ -18,6 +18,7 @@ int nbop_reduction_is_exact(MPI_Datatype t, MPI_Op op)
         MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG,
         MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T,
         MPI_UINT32_T, MPI_UINT64_T, MPI_C_BOOL, MPI_INTEGER, MPI_LOGICAL,
+        MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8,
     };
     /* Comparisons and bitwise/logical operations do not round: any order of
      * application gives the same bits. Integer sums and products wrap the

@@ -102,6 +102,23 @@ check_free() {
     [[ $(grep -c 'inter-communicator' "$W/free.err") -eq 4 ]] || { cat "$W/free.err"; return 1; }
 }
 
+# The same grid in Fortran with `use mpi_f08` (Open MPI's mpi_*_f08
+# symbols), plus an in-place integer Allreduce on the row: bit-identical,
+# every call early.
+check_f08() {
+    pipeline f08 4 "$P/comm_fft_f08" 4 || return 1
+    [[ $(grep -c '^comm_fft_f08: rank . hash' "$W/f08.tuned") -eq 4 ]] || { echo "no hashes"; return 1; }
+    local r row col want got
+    for r in 0 1 2 3; do
+        row=$(shape $((r / 2 * 2)) $((r / 2 * 2 + 1)))
+        col=$(shape $((r % 2)) $((r % 2 + 2)))
+        want=$(printf 'alltoall %s 4 4\nalltoall %s 4 4\nallreduce %s 1 1\n' "$row" "$col" "$row" | sort)
+        got=$(q "$W/f08.summary.d/rank-00000$r.db" "SELECT op || ' ' || comm_shape || ' ' || calls || ' ' ||
+                 traced FROM site WHERE op IN ('alltoall', 'allreduce') ORDER BY 1")
+        [[ $got == "$want" ]] || { echo "rank $r: summary rows '$got', want '$want'"; return 1; }
+    done
+}
+
 # One call site on communicators made by dup (MPI_COMM_WORLD's shape: the
 # plain site), create (odd ranks), create_group (even ranks) and Cart_sub
 # (rows of a 2x2 grid): 2 rounds each, all early, every element checked.
@@ -185,6 +202,7 @@ check_old_trace() {
 t_run "FFT-like 2x2 grid: row and column transposes early, bit-identical" check_fft
 t_run "one call site on two sub-communicators: one entry per shape" check_shared_site
 t_run "communicator freed while its early call is in flight; inter-communicator blocking" check_free
+t_run "Fortran mpi_f08: 2x2 grid transposes and in-place Allreduce early, bit-identical" check_f08
 t_run "dup, create, create_group, Cart_sub: one site, early on each" check_kinds
 t_run "MPI_IN_PLACE alltoall(v), allgather(v), allreduce: early, correct" check_inplace
 t_run "MPI_Scatter and MPI_Scatterv (root in place): early, correct" check_scatter

@@ -34,11 +34,15 @@ check-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(TRACE_TEST_PROGS) $(TRA
 
 # test/comm/: programs of the communicator suite (sub-communicators, freed
 # communicators, inter-communicators), plain MPI.
-COMM_TEST_PROGS := $(addprefix $(BUILD)/test/comm/,comm_fft comm_free comm_kinds inplace scatter)
+COMM_TEST_PROGS := $(addprefix $(BUILD)/test/comm/,comm_fft comm_free comm_kinds inplace scatter comm_fft_f08)
 
 $(BUILD)/test/comm/%: test/comm/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -o $@ $<
+
+$(BUILD)/test/comm/%: test/comm/%.f90
+	@mkdir -p $(dir $@)
+	$(MPIFC) -O2 -g -J $(dir $@) -o $@ $<
 
 ALL_TARGETS  += $(COMM_TEST_PROGS)
 CHECK_SUITES += comm
