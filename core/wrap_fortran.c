@@ -195,6 +195,30 @@ FORTRAN_NAMES(mpi_reduce, MPI_REDUCE,
               (void *sb, void *rb, F *c, F *t, F *op, F *root, F *comm, F *ierr),
               (sb, rb, c, t, op, root, comm, ierr, CALLER))
 
+static void mpi_reduce_scatter_block_impl(void *sb, void *rb, F *c, F *t, F *op, F *comm, F *ierr,
+                                          void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_REDUCE_SCATTER_BLOCK, .sendbuf = fbuf(sb), .recvbuf = fbuf(rb),
+                           .rcount = *c, .stype = T(t), .rtype = T(t), .mpi_op = PMPI_Op_f2c(*op),
+                           .root = -1, .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
+              (void *sb, void *rb, F *c, F *t, F *op, F *comm, F *ierr),
+              (sb, rb, c, t, op, comm, ierr, CALLER))
+
+static void mpi_reduce_scatter_impl(void *sb, void *rb, F *cs, F *t, F *op, F *comm, F *ierr,
+                                    void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_REDUCE_SCATTER, .sendbuf = fbuf(sb), .recvbuf = fbuf(rb),
+                           .rcounts = cs, .stype = T(t), .rtype = T(t), .mpi_op = PMPI_Op_f2c(*op),
+                           .root = -1, .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_reduce_scatter, MPI_REDUCE_SCATTER,
+              (void *sb, void *rb, F *cs, F *t, F *op, F *comm, F *ierr),
+              (sb, rb, cs, t, op, comm, ierr, CALLER))
+
 /* Initialisation and finalisation: Open MPI's Fortran MPI_INIT calls
  * PMPI_Init itself, so ours must run the common path instead. */
 static void mpi_init_impl(F *ierr) { SET(ierr, tnbc_init(NULL, NULL, MPI_THREAD_SINGLE, NULL)); }

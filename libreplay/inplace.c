@@ -63,6 +63,18 @@ int inplace_args(const struct tnbc_args *a, struct tnbc_args *out, void **copy, 
     case TNBC_ALLREDUCE:
         *copy = copy_elements(a->recvbuf, 0, a->rcount, a->rtype, &at);
         break;
+    case TNBC_REDUCE_SCATTER_BLOCK:
+    case TNBC_REDUCE_SCATTER: {
+        /* Every rank's block is in the receive buffer; the result goes to
+         * its start. */
+        int p = 0;
+        long total = 0;
+        PMPI_Comm_size(a->comm, &p);
+        for (int k = 0; k < p; k++)
+            total += a->rcounts ? a->rcounts[k] : a->rcount;
+        *copy = copy_elements(a->recvbuf, 0, total, a->rtype, &at);
+        break;
+    }
     default:
         return 0;            /* the roots' in-place forms are handled as they are */
     }

@@ -1,4 +1,5 @@
-/* MPI_IN_PLACE forms of alltoall(v), allgather(v) and allreduce, made
+/* MPI_IN_PLACE forms of alltoall(v), allgather(v), allreduce and
+ * reduce_scatter(_block), made
  * transformable: what the call must send is copied out of the receive
  * buffer first, and the call proceeds as its out-of-place equivalent (the
  * same bytes sent, the same bytes received), whose send side the early

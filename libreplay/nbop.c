@@ -599,6 +599,65 @@ static const char *scattered(struct nbop *op, const struct tnbc_profile_site *si
     return NULL;
 }
 
+/* Reduce_scatter(_block) as m MPI_Ireduce_scatter, one per chunk: chunk c
+ * reduces the c-th m-th of every rank's block (scatter_cut of its count, the
+ * same at every rank, which knows every count). Its send data are those
+ * parts of the send buffer, packed chunk after chunk into the private
+ * copy. Exact reductions only, as for allreduce. */
+static const char *reduce_scattered(struct nbop *op, const struct tnbc_profile_site *site)
+{
+    const struct tnbc_args *a = &op->a;
+    int p = op->layout.comm_size, me = op->layout.comm_rank;
+    int m = site->chunks > 0 ? site->chunks : 1;
+    if (m > SCATTER_MAX_CHUNKS)
+        m = SCATTER_MAX_CHUNKS;
+    if (!nbop_reduction_is_exact(a->rtype, a->mpi_op))
+        return "floating-point or user-defined reduction (results could differ in the last bit)";
+    if (a->sendbuf == MPI_IN_PLACE)
+        return "MPI_IN_PLACE";    /* replay.c passes the out-of-place equivalent */
+    MPI_Aint ext = nbop_extent(a->rtype);
+    long total = 0;
+    for (int k = 0; k < p; k++)
+        total += a->rcounts ? a->rcounts[k] : a->rcount;
+    op->vrecv = mirror(&op->layout.recv, a->recvbuf, &op->shadow, 0);
+    op->sendcopy = malloc((size_t)(total ? total : 1) * (size_t)ext);
+    op->scatter_cd = malloc((size_t)m * 2 * (size_t)p * sizeof *op->scatter_cd);
+    if (!op->vrecv || !op->sendcopy || !op->scatter_cd)
+        return "out of memory";
+    op->vsend = op->sendcopy;
+    /* counts[k]: rank k's part of chunk c; displs[0]: where chunk c starts
+     * in the packed copy (elements). */
+    long packed = 0;
+    for (int c = 0; c < m; c++) {
+        int *counts = op->scatter_cd + (size_t)c * 2 * (size_t)p;
+        counts[p] = (int)packed;
+        long block = 0;
+        for (int k = 0; k < p; k++) {
+            long count = a->rcounts ? a->rcounts[k] : a->rcount, first, n;
+            scatter_cut(count, m, c, &first, &n);
+            counts[k] = (int)n;
+            memcpy(op->sendcopy + packed * ext, (const char *)a->sendbuf + (block + first) * ext,
+                   (size_t)(n * ext));
+            packed += n;
+            block += count;
+        }
+    }
+    long mine = a->rcounts ? a->rcounts[me] : a->rcount;
+    for (int c = 0, sub = 0; c < m; c++) {
+        long first, n;
+        struct step *s = step_new(op);
+        int prio = tnbc_profile_recv_prio(site, me, c);
+        if (!s)
+            return "out of memory";
+        scatter_cut(mine, m, c, &first, &n);
+        *s = (struct step){ .kind = STEP_CHUNK, .sub = n > 0 && op->layout.recv.nsub ? sub++ : -1,
+                            .peer = c, .prio = prio < 0 ? INT_MAX : prio,
+                            .buf = op->vrecv + first * ext, .count = (int)n, .type = a->rtype,
+                            .chunk_first = first };
+    }
+    return NULL;
+}
+
 struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_site *site,
                          MPI_Comm priv, int tag, const char **why)
 {
@@ -629,6 +688,9 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
         break;
     case TNBC_SCATTER: case TNBC_SCATTERV:
         *why = scattered(op, site);
+        break;
+    case TNBC_REDUCE_SCATTER_BLOCK: case TNBC_REDUCE_SCATTER:
+        *why = reduce_scattered(op, site);
         break;
     default:
         *why = "operation not transformed by this version";

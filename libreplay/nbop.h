@@ -139,7 +139,8 @@ extern int nbop_node_schedule;
 
 /* Scatter(v): the counts and displacements (elements of the send type)
  * that chunk `c` (a step's peer) sends to each rank, at the root; NULL
- * elsewhere. */
+ * elsewhere. Reduce_scatter(_block): every rank's count in chunk c, and
+ * (displs[0]) where chunk c starts in the packed send copy. */
 const int *nbop_scatter_counts(const struct nbop *op, int c);
 const int *nbop_scatter_displs(const struct nbop *op, int c);
 

@@ -168,6 +168,29 @@ check_scatter() {
     done
 }
 
+# MPI_Reduce_scatter_block (int sum) and MPI_Reduce_scatter (long max,
+# counts differing by rank), out of place and in place, on MPI_COMM_WORLD
+# and a half: those 4 sites x 2 communicators early in both rounds; a
+# double-sum Reduce_scatter_block at one more site runs blocking on both,
+# with the reason said once per site and rank.
+check_redscat() {
+    pipeline rsc 4 "$P/redscat" 2 || return 1
+    grep -qx 'redscat: ok' "$W/rsc.tuned" || { cat "$W/rsc.tuned"; return 1; }
+    local r want got
+    for r in 0 1 2 3; do
+        got=$(q "$W/rsc.summary.d/rank-00000$r.db" "SELECT count(*) FROM site WHERE op LIKE
+                 'reduce_scatter%' AND calls = 2 AND traced = 2")
+        [[ $got == 8 ]] || { echo "rank $r: $got early reduce_scatter sites, want 8"; return 1; }
+        got=$(q "$W/rsc.summary.d/rank-00000$r.db" "SELECT group_concat(comm_shape, ' ') FROM (SELECT
+                 comm_shape FROM site WHERE op = 'reduce_scatter_block' AND calls = 2 AND traced = 0
+                 ORDER BY 1)")
+        want=$(printf '%s\nworld\n' "$(shape $((r % 2)) $((r % 2 + 2)))" | sort | paste -sd' ')
+        [[ $got == "$want" ]] || { echo "rank $r: blocking sites on '$got', want '$want'"; return 1; }
+        [[ $(grep -c "^tnbc\[$r\]: reduce_scatter_block at .* runs blocking: floating-point" "$W/rsc.err") -eq 2 ]] ||
+            { echo "rank $r: reason not said once per site"; cat "$W/rsc.err"; return 1; }
+    done
+}
+
 # The pencil FFT benchmark (bench/pencil.c) on a 2x2 grid, tuned: its own
 # check (spectrum against a direct DFT, round trip) passes, and all its
 # transposes went early: 3 iterations (1 warm-up) x 2 per communicator.
@@ -206,6 +229,7 @@ t_run "Fortran mpi_f08: 2x2 grid transposes and in-place Allreduce early, bit-id
 t_run "dup, create, create_group, Cart_sub: one site, early on each" check_kinds
 t_run "MPI_IN_PLACE alltoall(v), allgather(v), allreduce: early, correct" check_inplace
 t_run "MPI_Scatter and MPI_Scatterv (root in place): early, correct" check_scatter
+t_run "MPI_Reduce_scatter(_block), in place too: early; double sum blocking, said once" check_redscat
 t_run "pencil FFT benchmark, 2x2 grid: check passes, every transpose early" check_pencil
 t_run "trace schema: version 1 still read, unknown version refused" check_old_trace
 t_summary
