@@ -9,6 +9,7 @@ source test/lib.sh
 export TNBC_BUILD=$PWD/$BUILD
 TNBC=scripts/tnbc
 P=$BUILD/test/comm
+BUILD_TSAN=${BUILD_TSAN:-build-tsan}
 W=$(mktemp -d /tmp/tnbc-comm-test.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 q() { sqlite3 -batch -noheader "$1" "$2"; }
@@ -227,6 +228,25 @@ check_pencil() {
     done
 }
 
+# The freed-communicator program under ThreadSanitizer (check_free's
+# profile): the drain and the duplicates' release inside MPI_Comm_free's
+# attribute callback race with nothing in the progress thread.
+check_tsan_free() {
+    local tsan; tsan=$(gcc -print-file-name=libtsan.so)
+    [[ -f $W/free.profile ]] || { echo "needs check_free's files"; return 1; }
+    [[ -f "$tsan" && -f "$BUILD_TSAN/lib/libtnbc-replay.so" ]] || { echo "no TSan build"; return 1; }
+    t_mpirun 4 -x LD_PRELOAD="$tsan:$PWD/$BUILD_TSAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/free.profile" \
+        -x TNBC_REPLAY_DIR="$W/free.tsan.d" \
+        -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=0 suppressions=$PWD/test/replay/tsan.supp" \
+        "$P/comm_free" 4 > "$W/free.tsan" 2>&1 || { tail -40 "$W/free.tsan"; return 1; }
+    grep -qx 'comm_free: ok' "$W/free.tsan" || { tail -40 "$W/free.tsan"; return 1; }
+    [[ $(q "$W/free.tsan.d/rank-000000.db" "SELECT SUM(traced) FROM site WHERE op = 'alltoall'") -eq 4 ]] ||
+        { echo "not every Alltoall went early under TSan"; return 1; }
+    if grep -q 'WARNING: ThreadSanitizer' "$W/free.tsan"; then
+        grep -A30 'WARNING: ThreadSanitizer' "$W/free.tsan" | head -80; return 1
+    fi
+}
+
 # A version-1 trace (before communicator shapes) is still analyzed; an
 # unknown version is refused in one line.
 check_old_trace() {
@@ -249,5 +269,6 @@ t_run "MPI_Scatter and MPI_Scatterv (root in place): early, correct" check_scatt
 t_run "MPI_Reduce_scatter(_block), in place too: early; double sum blocking, said once" check_redscat
 t_run "derived datatypes: bcast vector/struct early, alltoall vector blocking" check_dtypes
 t_run "pencil FFT benchmark, 2x2 grid: check passes, every transpose early" check_pencil
+T_TIMEOUT=300 t_run "ThreadSanitizer: communicator freed while its call is in flight" check_tsan_free
 t_run "trace schema: version 1 still read, unknown version refused" check_old_trace
 t_summary

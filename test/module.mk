@@ -49,4 +49,5 @@ CHECK_SUITES += comm
 
 .PHONY: check-comm
 check-comm: $(COMM_TEST_PROGS) $(BUILD)/bench/pencil $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
-	@BUILD=$(BUILD) test/comm.sh
+	@$(MAKE) --no-print-directory SAN=tsan build-tsan/lib/libtnbc-replay.so > /dev/null
+	@BUILD=$(BUILD) BUILD_TSAN=build-tsan test/comm.sh
