@@ -10,6 +10,7 @@
 
 #include <dlfcn.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 typedef MPI_Fint F;
 
@@ -218,6 +219,34 @@ static void mpi_reduce_scatter_impl(void *sb, void *rb, F *cs, F *t, F *op, F *c
 FORTRAN_NAMES(mpi_reduce_scatter, MPI_REDUCE_SCATTER,
               (void *sb, void *rb, F *cs, F *t, F *op, F *comm, F *ierr),
               (sb, rb, cs, t, op, comm, ierr, CALLER))
+
+/* Alltoallw: the type arrays are converted, then as in C. */
+static void mpi_alltoallw_impl(void *sb, F *scs, F *sds, F *sts, void *rb, F *rcs, F *rds, F *rts,
+                               F *comm, F *ierr, void *caller)
+{
+    MPI_Comm c = C(comm);
+    int p = 0, inter = 0;
+    PMPI_Comm_test_inter(c, &inter);
+    if (inter)
+        PMPI_Comm_remote_size(c, &p);
+    else
+        PMPI_Comm_size(c, &p);
+    MPI_Datatype *t = malloc(2 * (size_t)(p ? p : 1) * sizeof *t);
+    if (!t) {
+        SET(ierr, MPI_ERR_NO_MEM);
+        return;
+    }
+    void *s = fbuf(sb);
+    for (int k = 0; k < p; k++) {
+        t[k] = s == MPI_IN_PLACE ? MPI_DATATYPE_NULL : PMPI_Type_f2c(sts[k]);
+        t[p + k] = PMPI_Type_f2c(rts[k]);
+    }
+    SET(ierr, tnbc_alltoallw(s, scs, sds, t, fbuf(rb), rcs, rds, t + p, c, caller));
+    free(t);
+}
+FORTRAN_NAMES(mpi_alltoallw, MPI_ALLTOALLW,
+              (void *sb, F *scs, F *sds, F *sts, void *rb, F *rcs, F *rds, F *rts, F *comm, F *ierr),
+              (sb, scs, sds, sts, rb, rcs, rds, rts, comm, ierr, CALLER))
 
 /* Initialisation and finalisation: Open MPI's Fortran MPI_INIT calls
  * PMPI_Init itself, so ours must run the common path instead. */

@@ -192,6 +192,24 @@ check_redscat() {
     done
 }
 
+# MPI_Alltoallw with one type for every peer (byte displacements), out of
+# place and in place, on MPI_COMM_WORLD and a half: early, recorded as
+# alltoallv; with a type per pair: blocking, said once per rank.
+check_alltoallw() {
+    pipeline aw 4 "$P/alltoallw" 2 || return 1
+    grep -qx 'alltoallw: ok' "$W/aw.tuned" || { cat "$W/aw.tuned"; return 1; }
+    local r half want got
+    for r in 0 1 2 3; do
+        half=$(shape $((r % 2)) $((r % 2 + 2)))
+        want=$(printf '%s\n' "$half 2 2" "$half 2 2" "world 2 2" "world 2 2" | sort)
+        got=$(q "$W/aw.summary.d/rank-00000$r.db" "SELECT comm_shape || ' ' || calls || ' ' || traced
+                 FROM site WHERE op = 'alltoallv' ORDER BY 1")
+        [[ $got == "$want" ]] || { echo "rank $r: summary rows '$got', want '$want'"; return 1; }
+        [[ $(grep -c "^tnbc\[$r\]: alltoallw with different datatypes per peer" "$W/aw.err") -eq 1 ]] ||
+            { echo "rank $r: reason not said once"; cat "$W/aw.err"; return 1; }
+    done
+}
+
 # Derived datatypes with holes: MPI_Bcast of a vector and of a resized
 # struct type go early (holes left as they were, and usable by the program
 # while the call is in flight); MPI_Alltoall of the vector type runs
@@ -267,6 +285,7 @@ t_run "dup, create, create_group, Cart_sub: one site, early on each" check_kinds
 t_run "MPI_IN_PLACE alltoall(v), allgather(v), allreduce: early, correct" check_inplace
 t_run "MPI_Scatter and MPI_Scatterv (root in place): early, correct" check_scatter
 t_run "MPI_Reduce_scatter(_block), in place too: early; double sum blocking, said once" check_redscat
+t_run "MPI_Alltoallw: one type per side early (in place too), a type per pair blocking" check_alltoallw
 t_run "derived datatypes: bcast vector/struct early, alltoall vector blocking" check_dtypes
 t_run "pencil FFT benchmark, 2x2 grid: check passes, every transpose early" check_pencil
 T_TIMEOUT=300 t_run "ThreadSanitizer: communicator freed while its call is in flight" check_tsan_free
