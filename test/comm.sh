@@ -105,10 +105,15 @@ check_free() {
 
 # The same grid in Fortran with `use mpi_f08` (Open MPI's mpi_*_f08
 # symbols), plus an in-place integer Allreduce on the row: bit-identical,
-# every call early.
+# every call early; the point-to-point wrappers pass rank 3's hash to rank
+# 0 round the ring and rank 0's from rank 1.
 check_f08() {
     pipeline f08 4 "$P/comm_fft_f08" 4 || return 1
     [[ $(grep -c '^comm_fft_f08: rank . hash' "$W/f08.tuned") -eq 4 ]] || { echo "no hashes"; return 1; }
+    local h0 h3
+    h0=$(sed -n 's/^comm_fft_f08: rank 0 hash //p' "$W/f08.tuned")
+    h3=$(sed -n 's/^comm_fft_f08: rank 3 hash //p' "$W/f08.tuned")
+    grep -qx "comm_fft_f08: ring $h3 $h0" "$W/f08.tuned" || { echo "ring wrong:"; cat "$W/f08.tuned"; return 1; }
     local r row col want got
     for r in 0 1 2 3; do
         row=$(shape $((r / 2 * 2)) $((r / 2 * 2 + 1)))

@@ -1,6 +1,8 @@
 ! comm_fft.c in Fortran 2008 (use mpi_f08): an FFT-like program on a 2x2
 ! process grid whose transposes run on row and column communicators from
-! MPI_Comm_split, then an in-place MPI_Allreduce on the row communicator.
+! MPI_Comm_split, then an in-place MPI_Allreduce on the row communicator;
+! the hashes then travel once round a ring (MPI_Sendrecv) and from rank 1
+! to rank 0 (MPI_Send, MPI_Recv with MPI_STATUS_IGNORE, ierror absent).
 ! Rank 0 prints every rank's hash of its final data, so a plain and a tuned
 ! run can be compared bit for bit. Usage: comm_fft_f08 [STEPS] (4 ranks).
 program comm_fft_f08
@@ -12,7 +14,7 @@ program comm_fft_f08
   type(MPI_Comm) :: row, col
   real(real64), allocatable :: a(:), t(:)
   integer(int64), allocatable :: sums(:)
-  integer(int64) :: h, allh(4)
+  integer(int64) :: h, allh(4), left, one
   character(len=16) :: arg
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -48,10 +50,15 @@ program comm_fft_f08
     h = ieor(ishftc(h, 5), ieor(transfer(a(i), h), sums(i)))
   end do
   call MPI_Gather(h, 1, MPI_INTEGER8, allh, 1, MPI_INTEGER8, 0, MPI_COMM_WORLD)
+  call MPI_Sendrecv(h, 1, MPI_INTEGER8, mod(rank + 1, 4), 5, left, 1, MPI_INTEGER8, &
+                    mod(rank + 3, 4), 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+  if (rank == 1) call MPI_Send(left, 1, MPI_INTEGER8, 0, 6, MPI_COMM_WORLD)
   if (rank == 0) then
+    call MPI_Recv(one, 1, MPI_INTEGER8, 1, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
     do r = 0, 3
       print '(a,i0,a,z16.16)', 'comm_fft_f08: rank ', r, ' hash ', allh(r + 1)
     end do
+    print '(a,z16.16,a,z16.16)', 'comm_fft_f08: ring ', left, ' ', one
   end if
   call MPI_Comm_free(row)
   call MPI_Comm_free(col)
