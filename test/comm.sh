@@ -215,6 +215,21 @@ check_alltoallw() {
     done
 }
 
+# Neighbor collectives handed the receive buffer of an early Alltoall
+# while it is in flight: guards lifted (the data waited for), correct
+# values forwarded, the Alltoall early both rounds, said once per rank.
+check_neighbor() {
+    pipeline nb 4 "$P/neighbor" 2 || return 1
+    grep -qx 'neighbor: ok' "$W/nb.tuned" || { cat "$W/nb.tuned"; return 1; }
+    local r
+    for r in 0 1 2 3; do
+        [[ $(q "$W/nb.summary.d/rank-00000$r.db" "SELECT calls || ' ' || traced FROM site WHERE op = 'alltoall'") == "2 2" ]] ||
+            { echo "rank $r: alltoall not early twice"; return 1; }
+        [[ $(grep -c "^tnbc\[$r\]: neighbor collectives are not handled" "$W/nb.err") -eq 1 ]] ||
+            { echo "rank $r: not said once"; cat "$W/nb.err"; return 1; }
+    done
+}
+
 # Derived datatypes with holes: MPI_Bcast of a vector and of a resized
 # struct type go early (holes left as they were, and usable by the program
 # while the call is in flight); MPI_Alltoall of the vector type runs
@@ -291,6 +306,7 @@ t_run "MPI_IN_PLACE alltoall(v), allgather(v), allreduce: early, correct" check_
 t_run "MPI_Scatter and MPI_Scatterv (root in place): early, correct" check_scatter
 t_run "MPI_Reduce_scatter(_block), in place too: early; double sum blocking, said once" check_redscat
 t_run "MPI_Alltoallw: one type per side early (in place too), a type per pair blocking" check_alltoallw
+t_run "neighbor collectives on buffers in flight: released, correct" check_neighbor
 t_run "derived datatypes: bcast vector/struct early, alltoall vector blocking" check_dtypes
 t_run "pencil FFT benchmark, 2x2 grid: check passes, every transpose early" check_pencil
 T_TIMEOUT=300 t_run "ThreadSanitizer: communicator freed while its call is in flight" check_tsan_free

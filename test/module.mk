@@ -34,7 +34,7 @@ check-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(TRACE_TEST_PROGS) $(TRA
 
 # test/comm/: programs of the communicator suite (sub-communicators, freed
 # communicators, inter-communicators), plain MPI.
-COMM_TEST_PROGS := $(addprefix $(BUILD)/test/comm/,comm_fft comm_free comm_kinds inplace scatter redscat dtypes alltoallw comm_fft_f08)
+COMM_TEST_PROGS := $(addprefix $(BUILD)/test/comm/,comm_fft comm_free comm_kinds inplace scatter redscat dtypes alltoallw neighbor comm_fft_f08)
 
 $(BUILD)/test/comm/%: test/comm/%.c
 	@mkdir -p $(dir $@)
