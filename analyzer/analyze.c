@@ -40,7 +40,8 @@ static int64_t identity_bytes(const struct an_site *s, int chunked, int *comm_si
         if (bytes == -2)
             bytes = b;
         else if (b != bytes && bytes != -1) {
-            if (is_v_op(s->op) || strcmp(s->op, "scatterv") == 0) {
+            if (is_v_op(s->op) || strcmp(s->op, "scatterv") == 0 ||
+                strcmp(s->op, "reduce_scatter") == 0) {
                 bytes = -1;
             } else if (!bad[0]) {
                 snprintf(bad, badlen, "block size varies between calls (%lld B and %lld B)",

@@ -15,7 +15,7 @@
 #include "pieces.h"   /* PIECES_DEFAULT_BYTES: a read in replay waits for this much */
 #include "profile.h"
 
-#define TNBC_SCHEMA_VERSION 1
+#define TNBC_SCHEMA_VERSION 2
 
 /* Thresholds of the analysis (docs/analyzer.md says why these values). */
 #define AN_STABLE_TAU 0.8      /* an order "explains" samples at this mean tau */

@@ -70,14 +70,9 @@ static void append_outer_frames(void *caller, struct tnbc_site *s)
     }
 }
 
-static int new_site(void *caller)
+/* Appends s to the dense table; its index, or -1. */
+static int add_site(struct tnbc_site *s)
 {
-    struct tnbc_site *s = calloc(1, sizeof *s);
-    if (!s)
-        return -1;
-    describe_frame(caller, s->id, sizeof s->id, s);
-    if (depth > 1)
-        append_outer_frames(caller, s);
     if (nsites == sites_cap) {
         int cap = sites_cap ? 2 * sites_cap : 64;
         struct tnbc_site **grown = realloc(sites, (size_t)cap * sizeof *grown);
@@ -91,6 +86,52 @@ static int new_site(void *caller)
     s->index = nsites;
     sites[nsites] = s;
     return nsites++;
+}
+
+static int new_site(void *caller)
+{
+    struct tnbc_site *s = calloc(1, sizeof *s);
+    if (!s)
+        return -1;
+    describe_frame(caller, s->id, sizeof s->id, s);
+    if (depth > 1)
+        append_outer_frames(caller, s);
+    return add_site(s);
+}
+
+const char *tnbc_site_shape(const struct tnbc_site *site)
+{
+    const char *at = site->shape ? strrchr(site->id, '@') : NULL;
+    return at ? at + 1 : "world";
+}
+
+const struct tnbc_site *tnbc_site_variant(const struct tnbc_site *base, uint32_t shape,
+                                          const char *name)
+{
+    if (base->index < 0)
+        return base;
+    struct tnbc_site *b = sites[base->index], *v;
+    for (v = b->variants; v; v = v->variants)
+        if (v->shape == shape)
+            return v;
+    v = malloc(sizeof *v);
+    if (!v)
+        return base;
+    *v = *b;
+    v->shape = shape;
+    size_t used = strlen(v->id);
+    if (used + 2 + strlen(name) > sizeof v->id) {
+        /* No room for the suffix: the shape stays apart in the tables,
+         * but the id cannot say so; keep the plain site instead. */
+        free(v);
+        return base;
+    }
+    snprintf(v->id + used, sizeof v->id - used, "@%s", name);
+    if (add_site(v) < 0)
+        return base;      /* add_site freed it */
+    v->variants = b->variants;
+    b->variants = v;
+    return v;
 }
 
 static int grow_table(void)

@@ -20,6 +20,8 @@ struct tnbc_site {
     uint64_t offset;            /* innermost frame's offset in it */
     char symbol[128];           /* enclosing exported symbol, or "" */
     int index;                  /* dense per-process number, from 0 */
+    uint32_t shape;             /* communicator shape key; 0 for the plain site */
+    struct tnbc_site *variants; /* this code address on other shapes (a list) */
 };
 
 /* The site of the application code that called into the MPI wrapper whose
@@ -27,6 +29,13 @@ struct tnbc_site {
  * becomes "?+0xADDRESS". Not async-signal-safe. */
 const struct tnbc_site *tnbc_site_of(void *caller);
 int tnbc_site_count(void);
+/* The variant of a plain site for a communicator shape (comm_shape.h):
+ * same code address, id "<base id>@<name>", its own index; created on
+ * first use. `base` itself when out of memory or unresolved. */
+/* The shape name of a site: "world" for a plain one, else its id's suffix. */
+const char *tnbc_site_shape(const struct tnbc_site *site);
+const struct tnbc_site *tnbc_site_variant(const struct tnbc_site *base, uint32_t shape,
+                                          const char *name);
 
 /* A table of per-site records (the trace's and the replay's statistics),
  * indexed by tnbc_site.index and grown on demand; new rows are zeroed. */

@@ -7,6 +7,7 @@
 static const char *const op_names[TNBC_OP_COUNT] = {
     "alltoall", "alltoallv", "allgather", "allgatherv", "gather", "gatherv",
     "scatter", "scatterv", "bcast", "allreduce", "reduce",
+    "reduce_scatter_block", "reduce_scatter",
 };
 
 const char *tnbc_op_name(enum tnbc_op op)
@@ -25,7 +26,8 @@ int tnbc_op_from_name(const char *name)
 int tnbc_op_is_chunked(enum tnbc_op op)
 {
     return op == TNBC_BCAST || op == TNBC_ALLREDUCE || op == TNBC_REDUCE ||
-           op == TNBC_SCATTER || op == TNBC_SCATTERV;
+           op == TNBC_SCATTER || op == TNBC_SCATTERV || op == TNBC_REDUCE_SCATTER_BLOCK ||
+           op == TNBC_REDUCE_SCATTER;
 }
 
 int tnbc_chunk_split(long count, int m, long *first, long *n)
@@ -247,6 +249,19 @@ int tnbc_layout_build(const struct tnbc_args *a, int chunks,
         if (!rc && !sin_place)
             rc = whole(sb, a->rtype, a->rcount, &out->send, &out->send_type_size);
         break;
+    case TNBC_REDUCE_SCATTER_BLOCK:
+    case TNBC_REDUCE_SCATTER: {
+        /* Each rank receives its own block of the reduction; it sends
+         * every rank's (in place: they are in recvbuf). */
+        long mine = a->rcounts ? a->rcounts[r] : a->rcount, total = 0;
+        for (int i = 0; i < p; i++)
+            total += a->rcounts ? a->rcounts[i] : a->rcount;
+        rc = chunked(rb, a->rtype, mine, chunks, &out->recv, &out->recv_type_size);
+        out->chunks = out->recv.nsub;
+        if (!rc && !sin_place)
+            rc = whole(sb, a->rtype, total, &out->send, &out->send_type_size);
+        break;
+    }
     default:
         *why = "unknown operation";
         return -1;

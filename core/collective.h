@@ -18,6 +18,7 @@ enum tnbc_op {
     TNBC_ALLTOALL, TNBC_ALLTOALLV, TNBC_ALLGATHER, TNBC_ALLGATHERV,
     TNBC_GATHER, TNBC_GATHERV, TNBC_SCATTER, TNBC_SCATTERV,
     TNBC_BCAST, TNBC_ALLREDUCE, TNBC_REDUCE,
+    TNBC_REDUCE_SCATTER_BLOCK, TNBC_REDUCE_SCATTER,
     TNBC_OP_COUNT
 };
 
@@ -27,7 +28,9 @@ int tnbc_op_is_chunked(enum tnbc_op op);   /* single-block receive side */
 
 /* The arguments of one blocking collective call, as the program passed them.
  * Unused fields are zero/NULL. bcast: recvbuf=buffer, rcount/rtype=count/type;
- * allreduce/reduce: rcount/rtype=count/type, stype=rtype. */
+ * allreduce/reduce: rcount/rtype=count/type, stype=rtype;
+ * reduce_scatter_block: rcount = recvcount; reduce_scatter: rcounts =
+ * recvcounts (every rank's), stype = rtype. */
 struct tnbc_args {
     enum tnbc_op op;
     const void *sendbuf;

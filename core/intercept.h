@@ -27,6 +27,11 @@ void tnbc_mode_finalize(void);
 
 /* ---- provided by core ---- */
 int tnbc_collective(const struct tnbc_args *a, void *caller);
+/* MPI_Alltoallw (core/wrap_alltoallw.c): as an alltoallv when its types
+ * allow, else blocking. */
+int tnbc_alltoallw(const void *sb, const int *scs, const int *sds, const MPI_Datatype *sts,
+                   void *rb, const int *rcs, const int *rds, const MPI_Datatype *rts,
+                   MPI_Comm comm, void *caller);
 /* The real (PMPI) blocking collective for these arguments. */
 int tnbc_pmpi_collective(const struct tnbc_args *a);
 /* Lift guards on the bytes `count` elements of `type` at buf touch. */

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#define TNBC_SCHEMA_VERSION 1
+#define TNBC_SCHEMA_VERSION 2
 
 struct tnbc_db;
 
@@ -29,6 +29,7 @@ struct tnbc_call_row {
 struct tnbc_site_row {
     int rank;
     const char *site, *module, *symbol, *op;
+    const char *shape;        /* communicator shape; NULL: "world" */
     uint64_t offset;
     int64_t calls, traced, total_ns, bytes;
 };

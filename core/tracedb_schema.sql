@@ -1,4 +1,4 @@
--- tnbc trace database, schema version 1. See docs/schema.md.
+-- tnbc trace database, schema version 2. See docs/schema.md.
 -- One database per rank while running; `tnbc merge` folds them into one.
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
@@ -23,7 +23,7 @@ CREATE TABLE IF NOT EXISTS run (
 );
 CREATE TABLE IF NOT EXISTS site (
     rank     INTEGER NOT NULL,
-    site     TEXT    NOT NULL,           -- stable id: module+offset[;...]
+    site     TEXT    NOT NULL,           -- stable id: module+offset[;...][@shape]
     module   TEXT    NOT NULL,
     offset   INTEGER NOT NULL,
     symbol   TEXT,
@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS site (
     traced   INTEGER NOT NULL,           -- invocations with guards
     total_ns INTEGER NOT NULL,           -- time inside the collective, all calls
     bytes    INTEGER NOT NULL,           -- receive bytes, all calls
+    comm_shape TEXT  NOT NULL DEFAULT 'world', -- since version 2: 'world' or c<size>.<hash>
     PRIMARY KEY (rank, site, op)
 );
 CREATE TABLE IF NOT EXISTS call (

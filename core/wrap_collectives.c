@@ -95,6 +95,24 @@ int MPI_Reduce(const void *sb, void *rb, int count, MPI_Datatype type, MPI_Op op
     return tnbc_collective(&a, CALLER);
 }
 
+int MPI_Reduce_scatter_block(const void *sb, void *rb, int count, MPI_Datatype type, MPI_Op op,
+                             MPI_Comm comm)
+{
+    struct tnbc_args a = { .op = TNBC_REDUCE_SCATTER_BLOCK, .sendbuf = sb, .recvbuf = rb,
+                           .rcount = count, .stype = type, .rtype = type, .mpi_op = op, .root = -1,
+                           .comm = comm };
+    return tnbc_collective(&a, CALLER);
+}
+
+int MPI_Reduce_scatter(const void *sb, void *rb, const int *counts, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm)
+{
+    struct tnbc_args a = { .op = TNBC_REDUCE_SCATTER, .sendbuf = sb, .recvbuf = rb,
+                           .rcounts = counts, .stype = type, .rtype = type, .mpi_op = op,
+                           .root = -1, .comm = comm };
+    return tnbc_collective(&a, CALLER);
+}
+
 int tnbc_pmpi_collective(const struct tnbc_args *a)
 {
     switch (a->op) {
@@ -126,6 +144,11 @@ int tnbc_pmpi_collective(const struct tnbc_args *a)
         return PMPI_Allreduce(a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->mpi_op, a->comm);
     case TNBC_REDUCE:
         return PMPI_Reduce(a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->mpi_op, a->root, a->comm);
+    case TNBC_REDUCE_SCATTER_BLOCK:
+        return PMPI_Reduce_scatter_block(a->sendbuf, a->recvbuf, a->rcount, a->rtype, a->mpi_op,
+                                         a->comm);
+    case TNBC_REDUCE_SCATTER:
+        return PMPI_Reduce_scatter(a->sendbuf, a->recvbuf, a->rcounts, a->rtype, a->mpi_op, a->comm);
     default:
         return MPI_ERR_OTHER;
     }

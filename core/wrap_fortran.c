@@ -1,11 +1,16 @@
-/* Fortran bindings (mpif.h and `use mpi`). Open MPI's Fortran wrappers call
- * the C PMPI_ functions directly, so the C wrappers never see Fortran calls:
- * the Fortran symbols are defined here too, in the four manglings compilers
- * use, converting handles and the MPI_IN_PLACE/MPI_BOTTOM sentinels. */
+/* Fortran bindings (mpif.h, `use mpi` and `use mpi_f08`). Open MPI's Fortran
+ * wrappers call the C PMPI_ functions directly, so the C wrappers never see
+ * Fortran calls: the Fortran symbols are defined here too, in the four
+ * manglings compilers use, converting handles and the MPI_IN_PLACE/MPI_BOTTOM
+ * sentinels. Open MPI's mpi_f08 procedures (`mpi_xxx_f08_`) take the same
+ * arguments at the machine level (buffers by address, handle types as one
+ * INTEGER each, passed by reference), except that their ierror is
+ * OPTIONAL: a null pointer when absent. */
 #include "intercept.h"
 
 #include <dlfcn.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 typedef MPI_Fint F;
 
@@ -58,12 +63,21 @@ static void *fbuf(void *p)
 #define CALLER __builtin_return_address(0)
 #define SET(ierr, rc) do { if (ierr) *(ierr) = (F)(rc); } while (0)
 
-/* One implementation, four symbol names. */
+/* One implementation, four symbol names, and the mpi_f08 one (whose
+ * absent ierror gets a local stand-in: Open MPI's own functions, which some
+ * impls forward to, store into it unconditionally). */
 #define FORTRAN_NAMES(lower, upper, params, args)          \
     void lower##_ params { lower##_impl args; }            \
     void lower##__ params { lower##_impl args; }           \
     void lower params { lower##_impl args; }               \
-    void upper params { lower##_impl args; }
+    void upper params { lower##_impl args; }               \
+    void lower##_f08_ params                               \
+    {                                                      \
+        F ierr_absent;                                     \
+        if (!ierr)                                         \
+            ierr = &ierr_absent;                           \
+        lower##_impl args;                                 \
+    }
 
 /* The impls take the caller explicitly, so the four entry points above must
  * be inlined calls with the application's return address: pass CALLER. */
@@ -194,6 +208,58 @@ static void mpi_reduce_impl(void *sb, void *rb, F *c, F *t, F *op, F *root, F *c
 FORTRAN_NAMES(mpi_reduce, MPI_REDUCE,
               (void *sb, void *rb, F *c, F *t, F *op, F *root, F *comm, F *ierr),
               (sb, rb, c, t, op, root, comm, ierr, CALLER))
+
+static void mpi_reduce_scatter_block_impl(void *sb, void *rb, F *c, F *t, F *op, F *comm, F *ierr,
+                                          void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_REDUCE_SCATTER_BLOCK, .sendbuf = fbuf(sb), .recvbuf = fbuf(rb),
+                           .rcount = *c, .stype = T(t), .rtype = T(t), .mpi_op = PMPI_Op_f2c(*op),
+                           .root = -1, .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
+              (void *sb, void *rb, F *c, F *t, F *op, F *comm, F *ierr),
+              (sb, rb, c, t, op, comm, ierr, CALLER))
+
+static void mpi_reduce_scatter_impl(void *sb, void *rb, F *cs, F *t, F *op, F *comm, F *ierr,
+                                    void *caller)
+{
+    struct tnbc_args a = { .op = TNBC_REDUCE_SCATTER, .sendbuf = fbuf(sb), .recvbuf = fbuf(rb),
+                           .rcounts = cs, .stype = T(t), .rtype = T(t), .mpi_op = PMPI_Op_f2c(*op),
+                           .root = -1, .comm = C(comm) };
+    SET(ierr, tnbc_collective(&a, caller));
+}
+FORTRAN_NAMES(mpi_reduce_scatter, MPI_REDUCE_SCATTER,
+              (void *sb, void *rb, F *cs, F *t, F *op, F *comm, F *ierr),
+              (sb, rb, cs, t, op, comm, ierr, CALLER))
+
+/* Alltoallw: the type arrays are converted, then as in C. */
+static void mpi_alltoallw_impl(void *sb, F *scs, F *sds, F *sts, void *rb, F *rcs, F *rds, F *rts,
+                               F *comm, F *ierr, void *caller)
+{
+    MPI_Comm c = C(comm);
+    int p = 0, inter = 0;
+    PMPI_Comm_test_inter(c, &inter);
+    if (inter)
+        PMPI_Comm_remote_size(c, &p);
+    else
+        PMPI_Comm_size(c, &p);
+    MPI_Datatype *t = malloc(2 * (size_t)(p ? p : 1) * sizeof *t);
+    if (!t) {
+        SET(ierr, MPI_ERR_NO_MEM);
+        return;
+    }
+    void *s = fbuf(sb);
+    for (int k = 0; k < p; k++) {
+        t[k] = s == MPI_IN_PLACE ? MPI_DATATYPE_NULL : PMPI_Type_f2c(sts[k]);
+        t[p + k] = PMPI_Type_f2c(rts[k]);
+    }
+    SET(ierr, tnbc_alltoallw(s, scs, sds, t, fbuf(rb), rcs, rds, t + p, c, caller));
+    free(t);
+}
+FORTRAN_NAMES(mpi_alltoallw, MPI_ALLTOALLW,
+              (void *sb, F *scs, F *sds, F *sts, void *rb, F *rcs, F *rds, F *rts, F *comm, F *ierr),
+              (sb, scs, sds, sts, rb, rcs, rds, rts, comm, ierr, CALLER))
 
 /* Initialisation and finalisation: Open MPI's Fortran MPI_INIT calls
  * PMPI_Init itself, so ours must run the common path instead. */

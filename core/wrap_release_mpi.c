@@ -70,20 +70,6 @@ int MPI_Sendrecv_replace(void *b, int c, MPI_Datatype t, int d, int stag, int s,
 
 /* Collectives tnbc does not transform: their buffers may still be guarded
  * by an earlier handled collective. */
-int MPI_Reduce_scatter(const void *sb, void *rb, const int *rcs, MPI_Datatype t, MPI_Op op,
-                       MPI_Comm comm)
-{
-    int n = 0, total = 0;
-    if (tnbc_guard_active() && PMPI_Comm_size(comm, &n) == MPI_SUCCESS) {
-        for (int i = 0; i < n; i++)
-            total += rcs[i];
-        if (sb != MPI_IN_PLACE)
-            REL(sb, total, t);
-        REL(rb, total, t);
-    }
-    return PMPI_Reduce_scatter(sb, rb, rcs, t, op, comm);
-}
-
 int MPI_Scan(const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op op, MPI_Comm comm)
 { REL(sb, c, t); REL(rb, c, t); return PMPI_Scan(sb, rb, c, t, op, comm); }
 int MPI_Exscan(const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op op, MPI_Comm comm)

@@ -18,6 +18,7 @@ int nbop_reduction_is_exact(MPI_Datatype t, MPI_Op op)
         MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG,
         MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T,
         MPI_UINT32_T, MPI_UINT64_T, MPI_C_BOOL, MPI_INTEGER, MPI_LOGICAL,
+        MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8,
     };
     /* Comparisons and bitwise/logical operations do not round: any order of
      * application gives the same bits. Integer sums and products wrap the
@@ -519,6 +520,144 @@ static const char *chunked(struct nbop *op, const struct tnbc_profile_site *site
     return NULL;
 }
 
+static int predefined(MPI_Datatype t)
+{
+    int ni, na, nd, combiner;
+    return t != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+           combiner == MPI_COMBINER_NAMED;
+}
+
+/* Chunk c's share of `count` elements when every rank cuts its own count in
+ * exactly m chunks (some empty when count < m): the same cut at the root,
+ * which cuts each destination's count, and at that destination. */
+static void scatter_cut(long count, int m, int c, long *first, long *n)
+{
+    *first = count * c / m;
+    *n = count * (c + 1) / m - *first;
+}
+
+#define SCATTER_MAX_CHUNKS 64
+
+const int *nbop_scatter_counts(const struct nbop *op, int c)
+{
+    return op->scatter_cd ? op->scatter_cd + (size_t)c * 2 * (size_t)op->layout.comm_size : NULL;
+}
+
+const int *nbop_scatter_displs(const struct nbop *op, int c)
+{
+    return op->scatter_cd ? nbop_scatter_counts(op, c) + op->layout.comm_size : NULL;
+}
+
+/* Scatter(v) as m MPI_Iscatterv, one per chunk: chunk c takes the c-th
+ * m-th of every destination's block. Every rank runs exactly m of them
+ * (the chunk collectives must match), whatever its own count; a chunk
+ * empty here has no sub-message. Element counts cut alike on both sides
+ * only when the two types have the same elements: predefined types only
+ * (the type-signature rule then makes them the same type). */
+static const char *scattered(struct nbop *op, const struct tnbc_profile_site *site)
+{
+    const struct tnbc_args *a = &op->a;
+    int p = op->layout.comm_size, me = op->layout.comm_rank, root = a->root == me;
+    int m = site->chunks > 0 ? site->chunks : 1, in_place = root && a->recvbuf == MPI_IN_PLACE;
+    if (m > SCATTER_MAX_CHUNKS)
+        m = SCATTER_MAX_CHUNKS;
+    if ((!in_place && !predefined(a->rtype)) || (root && !predefined(a->stype)))
+        return "scatter with a derived datatype";
+    if (!in_place) {
+        op->vrecv = mirror(&op->layout.recv, a->recvbuf, &op->shadow, 0);
+        if (!op->vrecv)
+            return "out of memory";
+    }
+    if (root) {
+        op->vsend = mirror(&op->layout.send, a->sendbuf, &op->sendcopy, 1);
+        op->scatter_cd = malloc((size_t)m * 2 * (size_t)p * sizeof *op->scatter_cd);
+        if (!op->vsend || !op->scatter_cd)
+            return "out of memory";
+        for (int c = 0; c < m; c++)
+            for (int k = 0; k < p; k++) {
+                long count = a->scounts ? a->scounts[k] : a->scount, first, n;
+                long displ = a->sdispls ? a->sdispls[k] : (long)k * a->scount;
+                scatter_cut(count, m, c, &first, &n);
+                op->scatter_cd[((size_t)c * 2) * (size_t)p + (size_t)k] = (int)n;
+                op->scatter_cd[((size_t)c * 2 + 1) * (size_t)p + (size_t)k] = (int)(displ + first);
+            }
+    }
+    long count = in_place ? 0 : a->rcount;
+    MPI_Aint ext = nbop_extent(a->rtype);
+    for (int c = 0, sub = 0; c < m; c++) {
+        long first, n;
+        struct step *s = step_new(op);
+        int prio = tnbc_profile_recv_prio(site, me, c);
+        if (!s)
+            return "out of memory";
+        scatter_cut(count, m, c, &first, &n);
+        *s = (struct step){ .kind = STEP_CHUNK, .sub = n > 0 && op->layout.recv.nsub ? sub++ : -1,
+                            .peer = c, .prio = prio < 0 ? INT_MAX : prio,
+                            .buf = in_place ? NULL : op->vrecv + first * ext,
+                            .count = (int)n, .type = a->rtype, .chunk_first = first };
+    }
+    return NULL;
+}
+
+/* Reduce_scatter(_block) as m MPI_Ireduce_scatter, one per chunk: chunk c
+ * reduces the c-th m-th of every rank's block (scatter_cut of its count, the
+ * same at every rank, which knows every count). Its send data are those
+ * parts of the send buffer, packed chunk after chunk into the private
+ * copy. Exact reductions only, as for allreduce. */
+static const char *reduce_scattered(struct nbop *op, const struct tnbc_profile_site *site)
+{
+    const struct tnbc_args *a = &op->a;
+    int p = op->layout.comm_size, me = op->layout.comm_rank;
+    int m = site->chunks > 0 ? site->chunks : 1;
+    if (m > SCATTER_MAX_CHUNKS)
+        m = SCATTER_MAX_CHUNKS;
+    if (!nbop_reduction_is_exact(a->rtype, a->mpi_op))
+        return "floating-point or user-defined reduction (results could differ in the last bit)";
+    if (a->sendbuf == MPI_IN_PLACE)
+        return "MPI_IN_PLACE";    /* replay.c passes the out-of-place equivalent */
+    MPI_Aint ext = nbop_extent(a->rtype);
+    long total = 0;
+    for (int k = 0; k < p; k++)
+        total += a->rcounts ? a->rcounts[k] : a->rcount;
+    op->vrecv = mirror(&op->layout.recv, a->recvbuf, &op->shadow, 0);
+    op->sendcopy = malloc((size_t)(total ? total : 1) * (size_t)ext);
+    op->scatter_cd = malloc((size_t)m * 2 * (size_t)p * sizeof *op->scatter_cd);
+    if (!op->vrecv || !op->sendcopy || !op->scatter_cd)
+        return "out of memory";
+    op->vsend = op->sendcopy;
+    /* counts[k]: rank k's part of chunk c; displs[0]: where chunk c starts
+     * in the packed copy (elements). */
+    long packed = 0;
+    for (int c = 0; c < m; c++) {
+        int *counts = op->scatter_cd + (size_t)c * 2 * (size_t)p;
+        counts[p] = (int)packed;
+        long block = 0;
+        for (int k = 0; k < p; k++) {
+            long count = a->rcounts ? a->rcounts[k] : a->rcount, first, n;
+            scatter_cut(count, m, c, &first, &n);
+            counts[k] = (int)n;
+            memcpy(op->sendcopy + packed * ext, (const char *)a->sendbuf + (block + first) * ext,
+                   (size_t)(n * ext));
+            packed += n;
+            block += count;
+        }
+    }
+    long mine = a->rcounts ? a->rcounts[me] : a->rcount;
+    for (int c = 0, sub = 0; c < m; c++) {
+        long first, n;
+        struct step *s = step_new(op);
+        int prio = tnbc_profile_recv_prio(site, me, c);
+        if (!s)
+            return "out of memory";
+        scatter_cut(mine, m, c, &first, &n);
+        *s = (struct step){ .kind = STEP_CHUNK, .sub = n > 0 && op->layout.recv.nsub ? sub++ : -1,
+                            .peer = c, .prio = prio < 0 ? INT_MAX : prio,
+                            .buf = op->vrecv + first * ext, .count = (int)n, .type = a->rtype,
+                            .chunk_first = first };
+    }
+    return NULL;
+}
+
 struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_site *site,
                          MPI_Comm priv, int tag, const char **why)
 {
@@ -547,8 +686,14 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
     case TNBC_BCAST: case TNBC_ALLREDUCE: case TNBC_REDUCE:
         *why = chunked(op, site);
         break;
+    case TNBC_SCATTER: case TNBC_SCATTERV:
+        *why = scattered(op, site);
+        break;
+    case TNBC_REDUCE_SCATTER_BLOCK: case TNBC_REDUCE_SCATTER:
+        *why = reduce_scattered(op, site);
+        break;
     default:
-        *why = "operation not transformed by this version (scatter, scatterv)";
+        *why = "operation not transformed by this version";
     }
     int nsub = *why ? 0 : nbop_guard_layout(op)->nsub;
     if (!*why) {
@@ -589,6 +734,7 @@ void nbop_free(struct nbop *op)
     free((void *)op->sub_done);
     free(op->pieces.sub);
     free(op->want);
+    free(op->scatter_cd);
     free(op);
 }
 

@@ -86,6 +86,8 @@ struct nbop {
     int64_t invocation;            /* the call's 0-based count at its site */
     int record;                    /* write a call row at reap time */
     int node_phase;
+    int *scatter_cd;               /* scatter(v) at the root: per chunk, p counts
+                                      then p displacements (nbop_scatter_chunk) */
     struct nbop *next;
 };
 
@@ -134,6 +136,13 @@ extern long nbop_piece_bytes;
  * the node's network to themselves at a time): 1 to use the profile's node
  * phases, 0 to ignore them. Set once at start. */
 extern int nbop_node_schedule;
+
+/* Scatter(v): the counts and displacements (elements of the send type)
+ * that chunk `c` (a step's peer) sends to each rank, at the root; NULL
+ * elsewhere. Reduce_scatter(_block): every rank's count in chunk c, and
+ * (displs[0]) where chunk c starts in the packed send copy. */
+const int *nbop_scatter_counts(const struct nbop *op, int c);
+const int *nbop_scatter_displs(const struct nbop *op, int c);
 
 /* A datatype's extent in bytes. */
 MPI_Aint nbop_extent(MPI_Datatype t);

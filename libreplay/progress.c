@@ -47,6 +47,18 @@ static int post(struct nbop *op, int i)
         rc = PMPI_Isend(NULL, 0, MPI_BYTE, s->peer, nbop_step_tag(op, s), op->comm, r);
         break;
     case STEP_CHUNK: {
+        if (a->op == TNBC_SCATTER || a->op == TNBC_SCATTERV) {
+            rc = PMPI_Iscatterv(op->vsend, nbop_scatter_counts(op, s->peer), nbop_scatter_displs(op, s->peer),
+                                a->stype, s->buf ? s->buf : MPI_IN_PLACE, s->count, s->type, a->root,
+                                op->comm, r);
+            break;
+        }
+        if (a->op == TNBC_REDUCE_SCATTER_BLOCK || a->op == TNBC_REDUCE_SCATTER) {
+            const int *counts = nbop_scatter_counts(op, s->peer);
+            rc = PMPI_Ireduce_scatter(op->vsend + nbop_scatter_displs(op, s->peer)[0] * nbop_extent(a->rtype),
+                                      s->buf, counts, s->type, a->mpi_op, op->comm, r);
+            break;
+        }
         MPI_Aint off = s->chunk_first * nbop_extent(a->rtype);
         char *in = op->vsend ? op->vsend + off : MPI_IN_PLACE;
         char *out = op->vrecv ? op->vrecv + off : NULL;

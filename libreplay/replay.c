@@ -7,11 +7,16 @@
  * the sub-message it touches has landed. Every rank must take the same
  * path for a call, so before transforming a call the ranks agree on it
  * (a small MPI_Alltoall on a private communicator, done only for
- * operations the profile turns on somewhere). Anything not transformed
- * runs the real blocking collective. */
+ * operations the profile turns on somewhere). Any intra-communicator
+ * qualifies: its sites are told apart by shape (comm_shape.h) and it gets
+ * its own private duplicates (comms.c). Anything not transformed runs the
+ * real blocking collective. */
 #include "callsite.h"
 #include "clock.h"
+#include "comm_shape.h"
+#include "comms.h"
 #include "config.h"
+#include "inplace.h"
 #include "intercept.h"
 #include "land.h"
 #include "nbop.h"
@@ -40,8 +45,7 @@ static struct {
     int on;                /* a profile is loaded and the machinery runs */
     int can_land;          /* this rank can transform calls */
     struct tnbc_profile *prof;
-    MPI_Comm data, agree;  /* private duplicates of MPI_COMM_WORLD */
-    int rank, seq;
+    int rank;
     int op_on[TNBC_OP_COUNT];
     struct tnbc_site_table stats;   /* of struct site_stats */
     long record_max;
@@ -65,6 +69,8 @@ static void open_summary(void)
     tnbc_runinfo_collect(&info, "replay");
     R.db = tnbc_rank_db_open(dir, &info);
 }
+
+static void drain(void);
 
 int tnbc_mode_init(int provided)
 {
@@ -94,8 +100,7 @@ int tnbc_mode_init(int provided)
         if (op >= 0 && R.prof->sites[i].on)
             R.op_on[op] = 1;
     }
-    PMPI_Comm_dup(MPI_COMM_WORLD, &R.data);
-    PMPI_Comm_dup(MPI_COMM_WORLD, &R.agree);
+    comms_init(drain);
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
     R.trial = tnbc_env_bool("TNBC_REPLAY_TRIAL", 0);
     nbop_node_schedule = tnbc_env_bool("TNBC_NODE_SCHEDULE", 1);
@@ -238,7 +243,8 @@ static int blocking(const struct tnbc_args *a, struct site_stats *st, int trial_
 
 /* This rank's candidate for an early return, or NULL with a reason. */
 static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site *site,
-                              const struct tnbc_profile_site **ps, const char **why)
+                              struct comm_priv *cp, const struct tnbc_profile_site **ps,
+                              const char **why, struct tnbc_args *scratch, void **ipcopy)
 {
     static char msg[TNBC_PROFILE_ERRLEN];
     struct tnbc_call_layout l;
@@ -251,6 +257,11 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
         *why = "this rank cannot land data in guarded pages";
         return NULL;
     }
+    int in_place = inplace_args(a, scratch, ipcopy, why);
+    if (in_place < 0)
+        return NULL;
+    if (in_place)
+        a = scratch;      /* the out-of-place equivalent (inplace.h) */
     if (tnbc_layout_build(a, (*ps)->chunks > 0 ? (*ps)->chunks : 1, &l, why) != 0)
         return NULL;
     int64_t block = tnbc_op_is_chunked(a->op) ? (int64_t)(l.recv.nsub ? l.recv.bytes : l.send.bytes)
@@ -263,7 +274,7 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
         *why = msg;
         return NULL;
     }
-    return nbop_create(a, *ps, R.data, 1 + R.seq % 8000, why);
+    return nbop_create(a, *ps, cp->data, 1 + cp->seq % 8000, why);
 }
 
 
@@ -273,7 +284,7 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
  * pages, and which node schedule it would follow. One small MPI_Alltoall
  * on a private communicator. Returns 1 when
  * every rank voted yes; `got` then holds what each rank asked of this one. */
-static int agree(struct nbop *op, int p, struct edge_req *got)
+static int agree(struct nbop *op, int p, struct edge_req *got, MPI_Comm agree_comm)
 {
     struct edge_req *out = malloc((size_t)p * sizeof *out);
     int all = op != NULL;
@@ -283,7 +294,7 @@ static int agree(struct nbop *op, int p, struct edge_req *got)
     }
     for (int i = 0; i < p; i++)
         out[i] = op && op->want ? op->want[i] : (struct edge_req){ .vote = op != NULL };
-    PMPI_Alltoall(out, EDGE_REQ_INTS, MPI_INT, got, EDGE_REQ_INTS, MPI_INT, R.agree);
+    PMPI_Alltoall(out, EDGE_REQ_INTS, MPI_INT, got, EDGE_REQ_INTS, MPI_INT, agree_comm);
     for (int i = 0; i < p; i++)
         all &= got[i].vote == 1;
     free(out);
@@ -324,28 +335,36 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     const struct tnbc_profile_site *ps = NULL;
     const char *why = NULL;
     int p = 0, armed;
+    struct tnbc_args ip_args;
+    void *ip_copy = NULL;     /* an in-place call's send data, until it returns */
 
-    if (!R.on || a->comm != MPI_COMM_WORLD || !R.op_on[a->op])
+    if (!R.on || !R.op_on[a->op])
         return blocking(a, NULL, 0);
+    struct comm_priv *cp = comms_get(a->comm, &why);
+    if (!cp) {
+        static int warned;
+        tnbc_warn_once(warned, "collectives on %s run blocking", why);
+        return blocking(a, NULL, 0);
+    }
     reap();
     PMPI_Comm_size(a->comm, &p);
-    const struct tnbc_site *site = tnbc_site_of(caller);
+    const struct tnbc_site *site = tnbc_site_on(caller, a->comm);
     struct site_stats *st = stats_for(site, a->op);
     uint64_t entry = phase_start(), clock = entry;
     /* A trial run votes no on every other call of a site, so that all
      * ranks run it blocking (the agreement keeps them together). */
     int trial_off = R.trial && st && st->calls % 2 == 1 &&
                     (ps = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op))) && ps->on;
-    struct nbop *op = trial_off ? NULL : candidate(a, site, &ps, &why);
+    struct nbop *op = trial_off ? NULL : candidate(a, site, cp, &ps, &why, &ip_args, &ip_copy);
     phase_end(&clock, PHASE_CANDIDATE);
     struct edge_req *got = malloc((size_t)p * sizeof *got);
     if (!got) {
         tnbc_warn("out of memory while agreeing on a collective");
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
-    int all = agree(op, p, got);
+    int all = agree(op, p, got, cp->agree);
     phase_end(&clock, PHASE_AGREE);
-    R.seq++;
+    cp->seq++;
     if (all && nbop_plan_sends(op, got) != 0) {
         static int warned;
         tnbc_warn_once(warned, "%s at %s: block sizes differ between sender and receiver",
@@ -360,6 +379,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
                       op ? "another rank cannot transform it" : why);
         }
         nbop_free(op);
+        free(ip_copy);
         return blocking(a, st, trial_off);
     }
     tnbc_guard_release_layout(&op->layout, TNBC_REL_REUSE);
@@ -397,6 +417,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     free(wait);
     phase_end(&clock, PHASE_EDGES);
     phase_call_done();
+    free(ip_copy);            /* copied into the call's private memory by now */
     op->return_tick = clock;
     if (st) {
         st->calls++;
@@ -407,12 +428,21 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     return MPI_SUCCESS;
 }
 
-void tnbc_mode_quiesce(MPI_Comm *comm)
+/* Completes every call in flight and records it. Calls on a communicator
+ * being freed may be anywhere in the progress thread's queue; the others
+ * complete too (their peers' progress threads need nothing of this one's
+ * program), so all are waited for. */
+static void drain(void)
 {
-    if (!R.on || comm)
-        return;        /* only MPI_COMM_WORLD is transformed */
     progress_quiesce();
     reap();
+}
+
+void tnbc_mode_quiesce(MPI_Comm *comm)
+{
+    if (!R.on || (comm && !comms_known(*comm)))
+        return;        /* nothing was ever transformed on comm */
+    drain();
 }
 
 static void write_summary(void)
@@ -427,6 +457,7 @@ static void write_summary(void)
         struct tnbc_site_row row = {
             .rank = R.rank, .site = s->site->id, .module = s->site->module,
             .symbol = s->site->symbol, .op = tnbc_op_name(s->op), .offset = s->site->offset,
+            .shape = tnbc_site_shape(s->site),
             .calls = s->calls, .traced = s->early,
             .total_ns = (int64_t)tnbc_ticks_to_ns((uint64_t)s->total_ticks), .bytes = s->bytes,
         };
@@ -446,8 +477,7 @@ void tnbc_mode_finalize(void)
     reap();
     write_summary();
     phase_report(R.rank);
-    PMPI_Comm_free(&R.data);
-    PMPI_Comm_free(&R.agree);
+    comms_finalize();
     tnbc_profile_free(R.prof);
     R.on = 0;
 }

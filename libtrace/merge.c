@@ -7,6 +7,7 @@
  * trace of this schema version is reported in one line and skipped; the
  * exit status is then 1, but what could be merged is kept. */
 #include "config.h"
+#include "tracedb.h"
 
 #include <dirent.h>
 #include <sqlite3.h>
@@ -30,16 +31,20 @@ static int exec(sqlite3 *db, const char *sql, const char *what)
 static int check_version(sqlite3 *db, const char *file)
 {
     sqlite3_stmt *st;
+    char want[16];
     int ok = 0;
+    /* Only this version: the merged tables are this version's columns. */
+    snprintf(want, sizeof want, "%d", TNBC_SCHEMA_VERSION);
     if (sqlite3_prepare_v2(db, "SELECT value FROM src.meta WHERE key = 'schema_version'", -1,
                            &st, NULL) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        ok = strcmp((const char *)sqlite3_column_text(st, 0), "1") == 0;
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        ok = strcmp((const char *)sqlite3_column_text(st, 0), want) == 0;
     else
         fprintf(stderr, "tnbc-merge: %s: not a tnbc trace database (no meta table)\n", file);
     sqlite3_finalize(st);
     if (!ok)
-        fprintf(stderr, "tnbc-merge: %s: unsupported schema version, skipped\n", file);
+        fprintf(stderr, "tnbc-merge: %s: unsupported schema version (this merge reads %s), skipped\n",
+                file, want);
     return ok ? 0 : -1;
 }
 

@@ -4,6 +4,7 @@
  * TNBC_TRACE_MAX_CALLS invocations of every call site are traced; later
  * ones only counted. Records go to DIR/rank-NNNNNN.db (docs/schema.md). */
 #include "callsite.h"
+#include "comm_shape.h"
 #include "clock.h"
 #include "config.h"
 #include "event_ring.h"
@@ -165,6 +166,7 @@ static void write_dirty_sites(void)
         struct tnbc_site_row row = {
             .rank = T.rank, .site = s->site->id, .module = s->site->module,
             .symbol = s->site->symbol, .op = tnbc_op_name(s->op), .offset = s->site->offset,
+            .shape = tnbc_site_shape(s->site),
             .calls = s->calls, .traced = s->traced,
             .total_ns = (int64_t)tnbc_ticks_to_ns((uint64_t)s->total_ticks), .bytes = s->bytes,
         };
@@ -367,7 +369,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     end_span(own, tnbc_program_ticks());
     retire_open_calls();
     flush(0, 0);
-    site = tnbc_site_of(caller);
+    site = tnbc_site_on(caller, a->comm);
     st = stats_for(site, a->op);
     invocation = st ? (int)st->calls : 0;
     if (st && invocation < T.max_calls) {

@@ -10,7 +10,8 @@
 #include <string.h>
 
 static const char *const chunked_ops[] = {"bcast", "allreduce", "reduce", "scatter",
-                                          "scatterv", NULL};
+                                          "scatterv", "reduce_scatter_block",
+                                          "reduce_scatter", NULL};
 static const char *const per_source_ops[] = {"alltoall", "alltoallv", "allgather",
                                              "allgatherv", "gather", "gatherv", NULL};
 

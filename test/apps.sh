@@ -29,6 +29,7 @@ for np in 2 4; do
     ok_run "microbench fwd np$np"      $np $B/microbench --block 65536 --iters 2 --tcurc-us 200 --crc-us 400
     ok_run "microbench ialltoall np$np" $np $B/microbench --block 65536 --iters 2 --variant ialltoall --tcurc-us 500
     ok_run "fft3d np$np"               $np $B/fft3d --n 16 --iters 2
+    ok_run "pencil np$np"              $np $B/pencil --n 16 --iters 2
     ok_run "isort np$np"               $np $B/isort --keys 20000 --maxkey 16384 --iters 2
     ok_run "bcastread np$np"           $np $B/bcastread --bytes 65536 --iters 2 --crc-us 100
 done
@@ -45,6 +46,7 @@ ok_run "alltoall_f rev np4"         4 $B/alltoall_f 300 2 rev
 bad_run "microbench detects corruption"  2 $B/microbench --block 4096 --iters 1 --corrupt
 bad_run "microbench ialltoall detects"   2 $B/microbench --block 4096 --iters 1 --variant ialltoall --corrupt
 bad_run "fft3d detects corruption"       2 $B/fft3d --n 8 --iters 1 --corrupt
+bad_run "pencil detects corruption"      4 $B/pencil --n 16 --iters 1 --corrupt
 bad_run "isort detects corruption"       2 $B/isort --keys 1000 --maxkey 1024 --iters 1 --corrupt
 bad_run "bcastread detects corruption"   2 $B/bcastread --bytes 4096 --iters 1 --corrupt
 bad_run "alltoall_f detects corruption"  2 $B/alltoall_f 100 1 fwd corrupt
@@ -59,6 +61,7 @@ bad_args "microbench bad order"     2 $B/microbench --order 0,0
 bad_args "microbench bad block"     2 $B/microbench --block 12x
 bad_args "microbench bad variant"   2 $B/microbench --variant magic
 bad_args "fft3d n not power of two" 2 $B/fft3d --n 12
+bad_args "pencil n not divisible by the grid" 3 $B/pencil --n 16
 bad_args "isort bad maxkey"         3 $B/isort --maxkey 1000
 bad_args "bcastread bad chunks"     2 $B/bcastread --bytes 100 --chunks 3
 bad_args "alltoall_f bad n"         2 $B/alltoall_f zero

@@ -56,3 +56,23 @@ CHECK_SUITES += fidelity
 .PHONY: check-fidelity
 check-fidelity: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(ANALYZER_BIN) $(BUILD)/bench/ordinary
 	@BUILD=$(BUILD) test/fidelity.sh
+
+# test/comm/: programs of the communicator suite (sub-communicators, freed
+# communicators, inter-communicators), plain MPI.
+COMM_TEST_PROGS := $(addprefix $(BUILD)/test/comm/,comm_fft comm_free comm_kinds inplace scatter redscat dtypes alltoallw neighbor comm_fft_f08)
+
+$(BUILD)/test/comm/%: test/comm/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -o $@ $<
+
+$(BUILD)/test/comm/%: test/comm/%.f90
+	@mkdir -p $(dir $@)
+	$(MPIFC) -O2 -g -J $(dir $@) -o $@ $<
+
+ALL_TARGETS  += $(COMM_TEST_PROGS)
+CHECK_SUITES += comm
+
+.PHONY: check-comm
+check-comm: $(COMM_TEST_PROGS) $(BUILD)/bench/pencil $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
+	@$(MAKE) --no-print-directory SAN=tsan build-tsan/lib/libtnbc-replay.so > /dev/null
+	@BUILD=$(BUILD) BUILD_TSAN=build-tsan test/comm.sh

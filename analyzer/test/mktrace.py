@@ -12,7 +12,7 @@ SCHEMA = os.path.join(ROOT, "core", "tracedb_schema.sql")
 
 
 class Trace:
-    def __init__(self, path, schema_version="1", hz=1e9):
+    def __init__(self, path, schema_version="2", hz=1e9):
         if os.path.exists(path):
             os.remove(path)
         self.path, self.hz = path, hz
@@ -75,7 +75,8 @@ class Trace:
         return self.call(rank, site, op, comm_size, block_bytes, subs, entry_ns, return_ns, **kw)
 
     def site(self, rank, site, op, calls, traced):
-        self.db.execute("INSERT INTO site VALUES (?,?,?,?,?,?,?,?,?,?)",
+        self.db.execute("INSERT INTO site(rank, site, module, offset, symbol, op, calls, "
+                        "traced, total_ns, bytes) VALUES (?,?,?,?,?,?,?,?,?,?)",
                         (rank, site, "app", 0, None, op, calls, traced, 0, 0))
 
     def close(self):

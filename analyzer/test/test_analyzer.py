@@ -432,6 +432,30 @@ def test_node_schedule():
     check(s["nodes"] == [], "one rank per host: no node schedule")
 
 
+def test_node_schedule_sub_communicator():
+    # World ranks 0..3 on hosts A B A B; one code address used on two
+    # 2-rank communicators (one site id per shape): {1, 3}, both on B, and
+    # {0, 1}, on A and B. Node lines name the members' host and hold
+    # communicator ranks; the second has one member per host: none.
+    t = mktrace.Trace(db("subnodes"))
+    t.runs(4, hosts=["A", "B", "A", "B"])
+    both_b, split = SITE + "@c2.11111111", SITE + "@c2.22222222"
+    for inv in range(3):
+        for cr, world in enumerate([1, 3]):
+            t.ordered_call(world, both_b, "alltoall", 2, MB, [1, 0], 0, 1_000_000, 500_000, 50_000,
+                           comm_rank=cr)
+        for cr, world in enumerate([0, 1]):
+            t.ordered_call(world, split, "alltoall", 2, MB, [1, 0], 0, 1_000_000, 500_000, 50_000,
+                           comm_rank=cr)
+    t.close()
+    prof = analyze(db("subnodes"))
+    s = site_of(prof, "alltoall", both_b)
+    check(s["comm_size"] == 2 and [(h, sorted(r)) for h, r in s["nodes"]] == [("B", [0, 1])],
+          (s["comm_size"], s["nodes"]))
+    s = site_of(prof, "alltoall", split)
+    check(s["nodes"] == [], s["nodes"])
+
+
 def test_gather_root_only():
     t = mktrace.Trace(db("gather"))
     t.runs(4)
@@ -505,8 +529,8 @@ def test_bad_trace_missing_table():
 
 
 def test_bad_trace_schema_version():
-    msg = bad_trace("v2", sql("UPDATE meta SET value='2' WHERE key='schema_version';"))
-    check("schema_version 2" in msg and "version 1" in msg, msg)
+    msg = bad_trace("v3", sql("UPDATE meta SET value='3' WHERE key='schema_version';"))
+    check("schema_version 3" in msg and "versions 1 to 2" in msg, msg)
 
 
 def test_bad_trace_empty_file():
@@ -691,12 +715,12 @@ def test_report_with_profile_and_errors():
     r = subprocess.run([REPORT, db("rep2"), "-p", prof, "-o", out, "--no-plots"],
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 0 and "order (consensus): 0 1 2 3" in r.stdout, r.stdout + r.stderr)
-    t = mktrace.Trace(db("rep2v"), schema_version="2")
+    t = mktrace.Trace(db("rep2v"), schema_version="3")
     t.runs(1)
     t.close()
     r = subprocess.run([REPORT, db("rep2v"), "-o", out], capture_output=True, text=True,
                        timeout=60)
-    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "schema_version 2" in r.stderr,
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "schema_version 3" in r.stderr,
           r.stderr)
     bad = os.path.join(TMP, "bad.profile")
     with open(bad, "w") as f:

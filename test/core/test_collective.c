@@ -149,12 +149,14 @@ static void test_op_names(void **state)
     assert_string_equal(tnbc_op_name(TNBC_OP_COUNT), "?");
     assert_int_equal(tnbc_op_from_name("alltoallw"), -1);
     assert_int_equal(tnbc_op_from_name(""), -1);
-    int chunked[] = { TNBC_BCAST, TNBC_ALLREDUCE, TNBC_REDUCE, TNBC_SCATTER, TNBC_SCATTERV };
+    assert_string_equal(tnbc_op_name(TNBC_REDUCE_SCATTER_BLOCK), "reduce_scatter_block");
+    int chunked[] = { TNBC_BCAST, TNBC_ALLREDUCE, TNBC_REDUCE, TNBC_SCATTER, TNBC_SCATTERV,
+                      TNBC_REDUCE_SCATTER_BLOCK, TNBC_REDUCE_SCATTER };
     int n = 0;
     for (int op = 0; op < TNBC_OP_COUNT; op++)
         n += tnbc_op_is_chunked(op);
-    assert_int_equal(n, 5);
-    for (int i = 0; i < 5; i++)
+    assert_int_equal(n, 7);
+    for (int i = 0; i < 7; i++)
         assert_true(tnbc_op_is_chunked(chunked[i]));
 }
 
@@ -397,6 +399,40 @@ static void test_scatter_root_and_not(void **state)
     free(sc); free(sd);
 }
 
+/* Reduce_scatter: each rank receives its own count (rank i: 10 + i ints)
+ * in m chunks and sends every rank's block as one piece; in place, the
+ * send side is absent. Reduce_scatter_block: 6 ints each. */
+static void test_reduce_scatter(void **state)
+{
+    (void)state;
+    int *counts = calloc((size_t)p, sizeof *counts);
+    long total = 0;
+    struct tnbc_call_layout l;
+    assert_non_null(counts);
+    for (int i = 0; i < p; i++)
+        total += counts[i] = 10 + i;
+    struct tnbc_args a = args(TNBC_REDUCE_SCATTER);
+    a.rcounts = counts;
+    a.mpi_op = MPI_SUM;
+    build(&a, 4, &l);
+    expect_chunks(&l, rbuf, 10 + r, 4);
+    expect_whole(&l.send, sbuf, (size_t)total * 4);
+    tnbc_layout_free(&l);
+    a.sendbuf = MPI_IN_PLACE;
+    build(&a, 4, &l);
+    expect_chunks(&l, rbuf, 10 + r, 4);
+    expect_absent(&l.send);
+    tnbc_layout_free(&l);
+    a = args(TNBC_REDUCE_SCATTER_BLOCK);
+    a.rcount = 6;
+    a.mpi_op = MPI_SUM;
+    build(&a, 4, &l);
+    expect_chunks(&l, rbuf, 6, 4);
+    expect_whole(&l.send, sbuf, (size_t)p * 6 * 4);
+    tnbc_layout_free(&l);
+    free(counts);
+}
+
 /* Bcast: the root's buffer is its send side (one piece); the others
  * receive it in m chunks. */
 static void check_bcast(int root, long count, int m)
@@ -594,6 +630,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_allgather),
         cmocka_unit_test(test_gather_root_and_not),
         cmocka_unit_test(test_scatter_root_and_not),
+        cmocka_unit_test(test_reduce_scatter),
         cmocka_unit_test(test_bcast_root_and_not),
         cmocka_unit_test(test_allreduce_and_reduce),
         cmocka_unit_test(test_derived_vector),

@@ -1,0 +1,100 @@
+/* Private duplicates per user communicator (comms.h). */
+#include "comms.h"
+#include "config.h"
+
+#include <stdlib.h>
+
+struct comm_state {
+    struct comm_priv priv;
+    MPI_Comm user;
+    struct comm_state *prev, *next;   /* live states, for comms_finalize */
+};
+
+static int keyval = MPI_KEYVAL_INVALID;
+static struct comm_state *live;
+static void (*before_free)(void);
+
+/* The user's communicator is being freed (MPI_Comm_free, MPI_Comm_disconnect,
+ * or comms_finalize): nothing may still travel on its duplicates. */
+static int state_delete(MPI_Comm comm, int key, void *value, void *extra)
+{
+    struct comm_state *s = value;
+    (void)comm; (void)key; (void)extra;
+    if (before_free)
+        before_free();
+    PMPI_Comm_free(&s->priv.data);
+    PMPI_Comm_free(&s->priv.agree);
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        live = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    free(s);
+    return MPI_SUCCESS;
+}
+
+void comms_init(void (*hook)(void))
+{
+    before_free = hook;
+    if (keyval == MPI_KEYVAL_INVALID &&
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete, &keyval, NULL) != MPI_SUCCESS)
+        keyval = MPI_KEYVAL_INVALID;
+}
+
+static struct comm_state *lookup(MPI_Comm comm)
+{
+    struct comm_state *s = NULL;
+    int found = 0;
+    if (keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL ||
+        PMPI_Comm_get_attr(comm, keyval, &s, &found) != MPI_SUCCESS || !found)
+        return NULL;
+    return s;
+}
+
+int comms_known(MPI_Comm comm) { return lookup(comm) != NULL; }
+
+struct comm_priv *comms_get(MPI_Comm comm, const char **why)
+{
+    struct comm_state *s = lookup(comm);
+    int inter = 0;
+    if (s)
+        return &s->priv;
+    if (keyval == MPI_KEYVAL_INVALID) {
+        *why = "no attribute key for per-communicator state";
+        return NULL;
+    }
+    /* Every member answers the same: no member dups alone. */
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
+        *why = "an inter-communicator (only intra-communicators are transformed)";
+        return NULL;
+    }
+    s = calloc(1, sizeof *s);
+    if (!s) {
+        tnbc_warn("out of memory for a communicator's state");
+        PMPI_Abort(MPI_COMM_WORLD, 1);   /* the other members are in the dup */
+    }
+    if (PMPI_Comm_dup(comm, &s->priv.data) != MPI_SUCCESS ||
+        PMPI_Comm_dup(comm, &s->priv.agree) != MPI_SUCCESS ||
+        PMPI_Comm_set_attr(comm, keyval, s) != MPI_SUCCESS) {
+        tnbc_warn("cannot duplicate a communicator for the progress thread");
+        PMPI_Abort(MPI_COMM_WORLD, 1);   /* the members no longer agree */
+    }
+    s->user = comm;
+    s->next = live;
+    if (live)
+        live->prev = s;
+    live = s;
+    return &s->priv;
+}
+
+void comms_finalize(void)
+{
+    while (live) {
+        struct comm_state *s = live;
+        if (PMPI_Comm_delete_attr(s->user, keyval) != MPI_SUCCESS)
+            live = s->next;       /* cannot happen for a live state; never loop */
+    }
+    if (keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_free_keyval(&keyval);
+}

@@ -1,0 +1,31 @@
+/* Per-communicator state of the replay runtime: for each intra-
+ * communicator the program runs a transformed collective on, two private
+ * duplicates (one for the progress thread's data, one for the ranks'
+ * agreement on each call) and the count of agreed calls, which tags the
+ * data. Created lazily on the first candidate call (MPI_Comm_dup is
+ * collective: every member asks at the same call, as they all enter it),
+ * kept as an attribute of the user's communicator and freed by its delete
+ * callback when the program frees the communicator (after everything in
+ * flight has completed), or at MPI_Finalize. */
+#ifndef TNBC_COMMS_H
+#define TNBC_COMMS_H
+
+#include <mpi.h>
+
+struct comm_priv {
+    MPI_Comm data, agree;   /* private duplicates of the user's communicator */
+    int seq;                /* calls agreed on it so far */
+};
+
+/* before_free runs before private duplicates are freed: it must complete
+ * every call in flight on them. */
+void comms_init(void (*before_free)(void));
+/* comm's state, created on first use; NULL with *why (an inter-
+ * communicator, or MPI refused the duplicate). */
+struct comm_priv *comms_get(MPI_Comm comm, const char **why);
+/* 1 when comm has private state (calls on it may be in flight). */
+int comms_known(MPI_Comm comm);
+/* Frees every private duplicate still held (before MPI_Finalize). */
+void comms_finalize(void);
+
+#endif
