@@ -52,6 +52,10 @@ struct an_trace {
      * it overlaps (kernel TCP work, progress): a saving shrinks by it.
      * Measured by the user (tnbc-analyze --comm-cpu-share); 0: none. */
     double comm_cpu_share;
+    /* --early-cost: the early return's steps that Tinit's terms do not
+     * count (profile lookup, agreement, plan, own block landed, hand-off),
+     * as measured with TNBC_REPLAY_PHASES; added to every call's Tinit. */
+    double early_cost_ns;
     /* --platform: Tcomm projected onto it (platform.h); NULL: as traced. */
     const struct an_platform *platform;
     int world_size;

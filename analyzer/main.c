@@ -11,7 +11,7 @@
 
 static const char usage[] =
     "usage: tnbc-analyze TRACE.db -o APP.profile [--measured REPLAY.db]\n"
-    "                    [--comm-cpu-share S] [--platform SPEC] [-q]\n"
+    "                    [--comm-cpu-share S] [--early-cost US] [--platform SPEC] [-q]\n"
     "\n"
     "Reads a merged tnbc trace database and writes the profile the replay\n"
     "runtime reads: per call site the receive order and its agreement, the\n"
@@ -28,6 +28,11 @@ static const char usage[] =
     "            from the program it overlaps, as measured on the cluster the\n"
     "            profile is for (docs/analyzer.md); every predicted saving\n"
     "            shrinks by it. Default 0: the network moves the bytes\n"
+    "  --early-cost US\n"
+    "            per call, the early return's steps Tinit does not count\n"
+    "            (candidate + agree + plan + land_self + submit of the\n"
+    "            TNBC_REPLAY_PHASES line, docs/analyzer.md); added to Tinit.\n"
+    "            Default 0\n"
     "  --platform SPEC\n"
     "            a projection, not a measurement: predict for another platform,\n"
     "            SPEC = link=RATE,latency=TIME,ppn=N,nodes=N[,memcpy=RATE]\n"
@@ -88,6 +93,20 @@ static int mark_projection(struct tnbc_profile *p, const struct an_platform *pf)
     return 0;
 }
 
+static int parse_early_cost(const char *s, double *out_ns)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= 0 && v <= 1e7)) {
+        fprintf(stderr, "tnbc-analyze: --early-cost '%s' is not a number of us in [0, 1e7]\n",
+                s);
+        return -1;
+    }
+    *out_ns = v * 1e3;
+    return 0;
+}
+
 static int parse_share(const char *s, double *out)
 {
     char *end;
@@ -105,7 +124,7 @@ int main(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *measured = NULL;
     int quiet = 0;
-    double share = 0;
+    double share = 0, early_ns = 0;
     struct an_platform platform, *pf = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -117,6 +136,9 @@ int main(int argc, char **argv)
             measured = argv[++i];
         } else if (!strcmp(argv[i], "--comm-cpu-share") && i + 1 < argc) {
             if (parse_share(argv[++i], &share) < 0)
+                return 2;
+        } else if (!strcmp(argv[i], "--early-cost") && i + 1 < argc) {
+            if (parse_early_cost(argv[++i], &early_ns) < 0)
                 return 2;
         } else if (!strcmp(argv[i], "--platform") && i + 1 < argc) {
             char perr[256];
@@ -152,6 +174,7 @@ int main(int argc, char **argv)
     warn_unfinished(&t);
     t.comm_cpu_share = share;
     t.platform = pf;
+    t.early_cost_ns = early_ns;
     struct tnbc_profile *p = calloc(1, sizeof *p);
     int rc = p ? an_analyze(&t, p, err, sizeof err) : -1;
     if (rc == 0 && pf && mark_projection(p, pf) < 0) {

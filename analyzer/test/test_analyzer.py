@@ -707,6 +707,27 @@ def test_report_with_profile_and_errors():
           r.stderr)
 
 
+def test_early_cost():
+    # Regime a's trace (TCURC 1.5 ms, both ranks read long after all has
+    # arrived) with 200 us of measured early-return steps per call: Tinit
+    # 100 + 200 = 300 us, and both the formula and the play-out hide
+    # Tcomm - Tinit = 700 us (900 us without it).
+    regime_trace("early", 1_500_000, 100_000)
+    s = site_of(analyze(db("early"), extra=("--early-cost", "200"),
+                        out=db("early-200").replace(".db", ".profile")), "alltoall")
+    close(s["model"]["tinit_ns"], 300_000, rel=1e-6, what="Tinit with the early cost")
+    close(s["model"]["toverlap_ns"], 700_000, rel=1e-6, what="eq. 3")
+    close(s["model"]["saving_call_ns"], 700_000, rel=1e-6, what="saving")
+    # 890 us of it make Tinit 990 us and leave Tcomm - Tinit = 10 us, 1% of
+    # Tcomm: off.
+    s = site_of(analyze(db("early"), extra=("--early-cost", "890"),
+                        out=db("early-890").replace(".db", ".profile")), "alltoall")
+    check(not s["on"] and "below 2% of Tcomm" in s["reason"], s["reason"])
+    for bad in ("-1", "x", "1e9", ""):
+        r = analyze(db("early"), expect_rc=2, extra=("--early-cost", bad))
+        check("--early-cost" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
+
+
 # ------------------------------------------------------------------ projection
 
 # The projection keeps the trace's reads (TCURC, RCRC, order, Tinit's
