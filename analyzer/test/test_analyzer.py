@@ -670,6 +670,7 @@ def test_report_with_replay():
     for r in range(4):
         cid = t.ordered_call(r, SITE, "alltoall", 4, MB, [3, 1, 2, 0], 0, 300_000, 0, 50_000)
         t.db.execute("UPDATE call SET wait_ns = 100000 WHERE call_id = ?", (cid,))
+        t.site(r, SITE, "alltoall", 10, 4 if r else 3)  # 10 calls, 4 (rank 0: 3) early
     t.close()
     out = os.path.join(TMP, "report")
     r = subprocess.run([REPORT, db("rep"), "-r", db("rep-replay"), "-o", out],
@@ -679,6 +680,17 @@ def test_report_with_replay():
     for want in ("site app+0x10 alltoall", "order (consensus): 3 1 2 0", "Kendall tau 1.00",
                  "regime", "decision: ON", "node A: network order 1 0",
                  "measured (replay)", "hidden 600.0 us"):
+        check(want in text, f"summary lacks '{want}':\n{text}")
+    # Side by side: the profile's prediction (the report shows it, the model
+    # tests check it) and the 600 us measured; 3 + 3 x 4 = 15 of 40 calls
+    # early; one recorded early call per rank, each waiting 100 us.
+    pred = site_of(report.read_profile(os.path.join(out, "report.profile")),
+                   "alltoall")["model"]["saving_call_ns"]
+    for want in (f"saving per call: predicted {pred / 1e3:.1f} us, measured 600.0 us "
+                 f"({600e3 / pred:.2f} of predicted)",
+                 "replay: 15 of 40 calls returned early (all ranks)",
+                 "fault waits: 4 recorded early calls, median 100.0 us, max 100.0 us, "
+                 "total 0.400 ms"):
         check(want in text, f"summary lacks '{want}':\n{text}")
     for png in ("first-touch-0.png", "overlap.png", "predicted-vs-measured.png"):
         check(is_png(os.path.join(out, png)), f"{png} missing or not a PNG")
