@@ -21,6 +21,11 @@ struct unit {
     double scale;
 };
 
+/* What each key's units are, for the error message. */
+#define LINK_UNITS "bit, Kbit, Mbit or Gbit, optionally /s"
+#define TIME_UNITS "ns, us, ms or s"
+#define RATE_UNITS "MB/s or GB/s"
+
 static const struct unit link_units[] = {
     {"bit", 1 / 8.0}, {"Kbit", 1e3 / 8}, {"Mbit", 1e6 / 8}, {"Gbit", 1e9 / 8},
     {"bit/s", 1 / 8.0}, {"Kbit/s", 1e3 / 8}, {"Mbit/s", 1e6 / 8}, {"Gbit/s", 1e9 / 8},
@@ -31,7 +36,7 @@ static const struct unit rate_units[] = {{"MB/s", 1e6}, {"GB/s", 1e9}, {NULL, 0}
 
 /* "NUMBER UNIT" with one of `units`; the value in the unit's base. */
 static int parse_quantity(const char *key, const char *s, const struct unit *units,
-                          int zero_ok, double *out, char *err, size_t errlen)
+                          const char *hint, int zero_ok, double *out, char *err, size_t errlen)
 {
     char *end;
     errno = 0;
@@ -42,8 +47,8 @@ static int parse_quantity(const char *key, const char *s, const struct unit *uni
                 *out = v * u->scale;
                 return 0;
             }
-    snprintf(err, errlen, "--platform: %s '%s' is not a %snumber with a unit (%s, ...)", key,
-             s, zero_ok ? "" : "positive ", units[0].name);
+    snprintf(err, errlen, "--platform: %s '%s' is not a %snumber with a unit (%s)", key, s,
+             zero_ok ? "" : "positive ", hint);
     return -1;
 }
 
@@ -84,11 +89,11 @@ static int parse_pair(char *kv, struct an_platform *p, unsigned *seen, char *err
     *seen |= 1u << k;
     const char *v = eq + 1;
     switch (k) {
-    case 0: return parse_quantity(kv, v, link_units, 0, &p->link_Bps, err, errlen);
-    case 1: return parse_quantity(kv, v, time_units, 1, &p->latency_ns, err, errlen);
+    case 0: return parse_quantity(kv, v, link_units, LINK_UNITS, 0, &p->link_Bps, err, errlen);
+    case 1: return parse_quantity(kv, v, time_units, TIME_UNITS, 1, &p->latency_ns, err, errlen);
     case 2: return parse_count(kv, v, &p->ppn, err, errlen);
     case 3: return parse_count(kv, v, &p->nodes, err, errlen);
-    default: return parse_quantity(kv, v, rate_units, 0, &p->memcpy_Bps, err, errlen);
+    default: return parse_quantity(kv, v, rate_units, RATE_UNITS, 0, &p->memcpy_Bps, err, errlen);
     }
 }
 
@@ -99,6 +104,11 @@ int an_platform_parse(const char *spec, struct an_platform *p, char *err, size_t
     memset(p, 0, sizeof *p);
     if (strlen(spec) >= sizeof buf) {
         snprintf(err, errlen, "--platform: spec longer than %zu characters", sizeof buf - 1);
+        return -1;
+    }
+    size_t len = strlen(spec);
+    if (len > 0 && (spec[0] == ',' || spec[len - 1] == ',' || strstr(spec, ",,"))) {
+        snprintf(err, errlen, "--platform '%s': an empty item between commas", spec);
         return -1;
     }
     strcpy(buf, spec);

@@ -847,6 +847,9 @@ def test_projection_bad_spec():
                      ("link=40Gbit,latency=1.5us,ppn=8,nodes=1.5", "nodes '1.5'"),
                      ("link=-1Gbit,latency=1.5us,ppn=8,nodes=16", "link '-1Gbit'"),
                      ("link=40Gbit,latency=1.5us,ppn=8,nodes=16,cpu=2", "'cpu'"),
+                     ("link=40Gbit,,latency=1.5us,ppn=8,nodes=16", "empty item"),
+                     ("link=40Gbit,latency=1.5us,ppn=8,nodes=16,memcpy=5GiB/s",
+                      "memcpy '5GiB/s'"),
                      ("", "are all required")):
         r = analyze(db("p-bad"), expect_rc=2, extra=("--platform", bad))
         check(why in r.stderr and r.stderr.count("\n") == 1, f"{bad!r}: {r.stderr!r}")
