@@ -160,6 +160,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (pf && measured) { /* it compares cycles of the traced platform */
+        fprintf(stderr, "tnbc-analyze: --measured compares with the traced platform; "
+                        "not with --platform\n");
+        return 2;
+    }
     if (!in || !out) {
         fprintf(stderr, "tnbc-analyze: %s\n%s", in ? "no -o PROFILE given" : "no trace given",
                 usage);

@@ -853,6 +853,10 @@ def test_projection_bad_spec():
                      ("", "are all required")):
         r = analyze(db("p-bad"), expect_rc=2, extra=("--platform", bad))
         check(why in r.stderr and r.stderr.count("\n") == 1, f"{bad!r}: {r.stderr!r}")
+    # --measured compares traced and replayed cycles on one platform
+    r = analyze(db("p-bad"), expect_rc=2, extra=("--platform", "link=1Gbit,latency=0s,ppn=1,"
+                                                 "nodes=2", "--measured", db("p-bad")))
+    check("not with --platform" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
 
 
 def test_projection_summary_and_report():
