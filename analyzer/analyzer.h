@@ -43,6 +43,8 @@ struct an_rank {
     char *host;
 };
 
+struct an_platform;
+
 struct an_trace {
     void *db;        /* sqlite3 * */
     const char *path;
@@ -50,6 +52,12 @@ struct an_trace {
      * it overlaps (kernel TCP work, progress): a saving shrinks by it.
      * Measured by the user (tnbc-analyze --comm-cpu-share); 0: none. */
     double comm_cpu_share;
+    /* --early-cost: the early return's steps that Tinit's terms do not
+     * count (profile lookup, agreement, plan, own block landed, hand-off),
+     * as measured with TNBC_REPLAY_PHASES; added to every call's Tinit. */
+    double early_cost_ns;
+    /* --platform: Tcomm projected onto it (platform.h); NULL: as traced. */
+    const struct an_platform *platform;
     int world_size;
     int nranks;      /* ranks present in `run` */
     struct an_rank *ranks; /* [world_size] */
@@ -77,6 +85,7 @@ struct an_call {
     int *seq;            /* [k] their indices, first touched first */
     double tcurc_ns, rcrc, tinit_ns; /* this call's model terms (model.c) */
     double own_ns;       /* the overlap this rank can get (an_call_own_overlap), NAN: n/a */
+    double proj_tcomm_ns; /* Tcomm on the --platform (platform.c); < 0: as traced */
     int sizes_known;     /* nrecv == nsub with indices 0..nsub-1 */
     uint64_t vhash;      /* tnbc_profile_vhash of the sizes when known */
 };

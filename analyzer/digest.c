@@ -6,6 +6,7 @@
  * blocks holds about 4 bytes per touched block instead of a row each.
  */
 #include "analyzer.h"
+#include "platform.h"
 
 #include <stdlib.h>
 
@@ -57,7 +58,9 @@ static int digest_sizes(struct an_call *c, const struct an_sub *subs, int n)
 int an_call_digest(const struct an_trace *t, struct an_call *c, struct an_sub *subs, int n)
 {
     c->nrecv = n;
+    c->proj_tcomm_ns = t->platform ? an_platform_tcomm(t->platform, c, &t->ranks[c->rank]) : -1;
     an_call_terms(c, subs, n, &t->ranks[c->rank], &c->tcurc_ns, &c->rcrc, &c->tinit_ns);
+    c->tinit_ns += t->early_cost_ns; /* the measured steps model.c does not see */
     c->own_ns = an_call_own_overlap(c, subs, n, &t->ranks[c->rank], t->comm_cpu_share);
     if (digest_order(c, subs, n) < 0)
         return -1;

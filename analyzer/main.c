@@ -2,6 +2,7 @@
  * tnbc-analyze: trace database -> profile (docs/analyzer.md).
  */
 #include "analyzer.h"
+#include "platform.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,7 +11,7 @@
 
 static const char usage[] =
     "usage: tnbc-analyze TRACE.db -o APP.profile [--measured REPLAY.db]\n"
-    "                    [--comm-cpu-share S] [-q]\n"
+    "                    [--comm-cpu-share S] [--early-cost US] [--platform SPEC] [-q]\n"
     "\n"
     "Reads a merged tnbc trace database and writes the profile the replay\n"
     "runtime reads: per call site the receive order and its agreement, the\n"
@@ -27,13 +28,26 @@ static const char usage[] =
     "            from the program it overlaps, as measured on the cluster the\n"
     "            profile is for (docs/analyzer.md); every predicted saving\n"
     "            shrinks by it. Default 0: the network moves the bytes\n"
+    "  --early-cost US\n"
+    "            per call, the early return's steps Tinit does not count\n"
+    "            (candidate + agree + plan + land_self + submit of the\n"
+    "            TNBC_REPLAY_PHASES line, docs/analyzer.md); added to Tinit.\n"
+    "            Default 0\n"
+    "  --platform SPEC\n"
+    "            a projection, not a measurement: predict for another platform,\n"
+    "            SPEC = link=RATE,latency=TIME,ppn=N,nodes=N[,memcpy=RATE]\n"
+    "            (e.g. link=40Gbit,latency=1.5us,ppn=8,nodes=16); Tcomm is\n"
+    "            re-derived from each call's bytes there, the code's rates are\n"
+    "            the traced ones (docs/analyzer.md, Projection)\n"
     "  -q        do not print the per-site summary\n"
     "  -h, --help  this text\n"
     "\n"
     "Format: profiles/FORMAT.md. Method: docs/analyzer.md.\n";
 
-static void summary(const struct tnbc_profile *p)
+static void summary(const struct tnbc_profile *p, const struct an_platform *pf)
 {
+    if (pf)
+        printf("PROJECTION to platform %s (not measured; docs/analyzer.md)\n", pf->spec);
     for (int i = 0; i < p->nsites; i++) {
         const struct tnbc_profile_site *s = &p->sites[i];
         printf("%s %s: %s: %s", s->site, s->op, s->on ? "on" : "off", s->reason);
@@ -72,6 +86,33 @@ static int check_measured(struct tnbc_profile *p, struct an_trace *t, const char
     return rc;
 }
 
+/* The profile says it is a projection, and onto what, in its source. */
+static int mark_projection(struct tnbc_profile *p, const struct an_platform *pf)
+{
+    size_t n = strlen(p->source) + strlen(pf->spec) + 32;
+    char *s = malloc(n);
+    if (!s)
+        return -1;
+    snprintf(s, n, "%s [projection: %s]", p->source, pf->spec);
+    free(p->source);
+    p->source = s;
+    return 0;
+}
+
+static int parse_early_cost(const char *s, double *out_ns)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= 0 && v <= 1e7)) {
+        fprintf(stderr, "tnbc-analyze: --early-cost '%s' is not a number of us in [0, 1e7]\n",
+                s);
+        return -1;
+    }
+    *out_ns = v * 1e3;
+    return 0;
+}
+
 static int parse_share(const char *s, double *out)
 {
     char *end;
@@ -89,7 +130,8 @@ int main(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *measured = NULL;
     int quiet = 0;
-    double share = 0;
+    double share = 0, early_ns = 0;
+    struct an_platform platform, *pf = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(usage, stdout);
@@ -101,6 +143,16 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--comm-cpu-share") && i + 1 < argc) {
             if (parse_share(argv[++i], &share) < 0)
                 return 2;
+        } else if (!strcmp(argv[i], "--early-cost") && i + 1 < argc) {
+            if (parse_early_cost(argv[++i], &early_ns) < 0)
+                return 2;
+        } else if (!strcmp(argv[i], "--platform") && i + 1 < argc) {
+            char perr[256];
+            if (an_platform_parse(argv[++i], &platform, perr, sizeof perr) < 0) {
+                fprintf(stderr, "tnbc-analyze: %s\n", perr);
+                return 2;
+            }
+            pf = &platform;
         } else if (!strcmp(argv[i], "-q")) {
             quiet = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -113,6 +165,11 @@ int main(int argc, char **argv)
                     argv[i], usage);
             return 2;
         }
+    }
+    if (pf && measured) { /* it compares cycles of the traced platform */
+        fprintf(stderr, "tnbc-analyze: --measured compares with the traced platform; "
+                        "not with --platform\n");
+        return 2;
     }
     if (!in || !out) {
         fprintf(stderr, "tnbc-analyze: %s\n%s", in ? "no -o PROFILE given" : "no trace given",
@@ -127,8 +184,14 @@ int main(int argc, char **argv)
     }
     warn_unfinished(&t);
     t.comm_cpu_share = share;
+    t.platform = pf;
+    t.early_cost_ns = early_ns;
     struct tnbc_profile *p = calloc(1, sizeof *p);
     int rc = p ? an_analyze(&t, p, err, sizeof err) : -1;
+    if (rc == 0 && pf && mark_projection(p, pf) < 0) {
+        snprintf(err, sizeof err, "out of memory");
+        rc = -1;
+    }
     if (rc == 0 && measured)
         rc = check_measured(p, &t, measured, err, sizeof err);
     an_trace_close(&t);
@@ -140,7 +203,7 @@ int main(int argc, char **argv)
         rc = tnbc_profile_write(p, out, err, sizeof err);
     }
     if (rc == 0 && !quiet && strcmp(out, "-") != 0)
-        summary(p);
+        summary(p, pf);
     tnbc_profile_free(p);
     if (rc < 0) {
         fprintf(stderr, "tnbc-analyze: %s\n", err);

@@ -133,6 +133,8 @@ static double call_tinit(const struct an_call *c, const struct an_sub *subs, int
 
 static double call_tcomm(const struct an_call *c, const struct an_rank *r)
 {
+    if (c->proj_tcomm_ns >= 0) /* --platform: the projected one (platform.c) */
+        return c->proj_tcomm_ns;
     double ns = (double)(c->return_tsc - c->entry_tsc) / r->tsc_hz * 1e9;
     return ns > 0 ? ns : 0;
 }

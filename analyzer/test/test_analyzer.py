@@ -694,6 +694,7 @@ def test_report_with_replay():
     for r in range(4):
         cid = t.ordered_call(r, SITE, "alltoall", 4, MB, [3, 1, 2, 0], 0, 300_000, 0, 50_000)
         t.db.execute("UPDATE call SET wait_ns = 100000 WHERE call_id = ?", (cid,))
+        t.site(r, SITE, "alltoall", 10, 4 if r else 3)  # 10 calls, 4 (rank 0: 3) early
     t.close()
     out = os.path.join(TMP, "report")
     r = subprocess.run([REPORT, db("rep"), "-r", db("rep-replay"), "-o", out],
@@ -703,6 +704,17 @@ def test_report_with_replay():
     for want in ("site app+0x10 alltoall", "order (consensus): 3 1 2 0", "Kendall tau 1.00",
                  "regime", "decision: ON", "node A: network order 1 0",
                  "measured (replay)", "hidden 600.0 us"):
+        check(want in text, f"summary lacks '{want}':\n{text}")
+    # Side by side: the profile's prediction (the report shows it, the model
+    # tests check it) and the 600 us measured; 3 + 3 x 4 = 15 of 40 calls
+    # early; one recorded early call per rank, each waiting 100 us.
+    pred = site_of(report.read_profile(os.path.join(out, "report.profile")),
+                   "alltoall")["model"]["saving_call_ns"]
+    for want in (f"saving per call: predicted {pred / 1e3:.1f} us, measured 600.0 us "
+                 f"({600e3 / pred:.2f} of predicted)",
+                 "replay: 15 of 40 calls returned early (all ranks)",
+                 "fault waits: 4 recorded early calls, median 100.0 us, max 100.0 us, "
+                 "total 0.400 ms"):
         check(want in text, f"summary lacks '{want}':\n{text}")
     for png in ("first-touch-0.png", "overlap.png", "predicted-vs-measured.png"):
         check(is_png(os.path.join(out, png)), f"{png} missing or not a PNG")
@@ -729,6 +741,161 @@ def test_report_with_profile_and_errors():
                        text=True, timeout=60)
     check(r.returncode == 1 and "bad.profile:1: unknown profile version 7" in r.stderr,
           r.stderr)
+
+
+def test_early_cost():
+    # Regime a's trace (TCURC 1.5 ms, both ranks read long after all has
+    # arrived) with 200 us of measured early-return steps per call: Tinit
+    # 100 + 200 = 300 us, and both the formula and the play-out hide
+    # Tcomm - Tinit = 700 us (900 us without it).
+    regime_trace("early", 1_500_000, 100_000)
+    s = site_of(analyze(db("early"), extra=("--early-cost", "200"),
+                        out=db("early-200").replace(".db", ".profile")), "alltoall")
+    close(s["model"]["tinit_ns"], 300_000, rel=1e-6, what="Tinit with the early cost")
+    close(s["model"]["toverlap_ns"], 700_000, rel=1e-6, what="eq. 3")
+    close(s["model"]["saving_call_ns"], 700_000, rel=1e-6, what="saving")
+    # 890 us of it make Tinit 990 us and leave Tcomm - Tinit = 10 us, 1% of
+    # Tcomm: off.
+    s = site_of(analyze(db("early"), extra=("--early-cost", "890"),
+                        out=db("early-890").replace(".db", ".profile")), "alltoall")
+    check(not s["on"] and "below 2% of Tcomm" in s["reason"], s["reason"])
+    for bad in ("-1", "x", "1e9", ""):
+        r = analyze(db("early"), expect_rc=2, extra=("--early-cost", bad))
+        check("--early-cost" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
+
+
+# ------------------------------------------------------------------ projection
+
+# The projection keeps the trace's reads (TCURC, RCRC, order, Tinit's
+# costs) and replaces Tcomm by the platform's, from the bytes: for the
+# alltoall traces below each rank receives D = 2 MB; on P = nodes x ppn
+# ranks it gets D/P from each, ppn blocks by memory copy (here at the
+# trace's copy_bw, 2 MB per 100 us, so 1 MB in 50 us), the rest over the
+# node's link, which its ppn ranks share, plus (P - 1) latencies.
+# Every expected value below is worked out by hand in the comments.
+MBIT_1MB_10MS = 1048576 * 8 / 0.01 / 1e6     # Mbit/s that move 1 MB in 10 ms
+GBIT_1MB_100US = 1048576 * 8 / 100e-6 / 1e9  # Gbit/s that move 1 MB in 100 us
+
+
+def projected(name, tcurc_ns, gap_ns, spec):
+    regime_trace(name, tcurc_ns, gap_ns)
+    out = db(name + "-proj").replace(".db", ".profile")
+    prof = analyze(db(name), extra=("--platform", spec), out=out)
+    check(prof["source"].endswith(f"[projection: {spec}]"), prof["source"])
+    return site_of(prof, "alltoall")
+
+
+def test_projection_comm_bound():
+    # 2 nodes x 1, link moving 1 MB in 10 ms, no latency: Tcomm' = 1 MB over
+    # the link (10 ms) + 1 MB own block copied (50 us) = 10.05 ms. The trace
+    # (TCURC 5 ms, a 1 MB block read per 100 us) hid 0.9 ms of 1 ms on its
+    # platform (regime a); here eq. 3 gives min(10.05 - 0.1, 5 + 0.2) =
+    # 5.2 ms (regime e: RCRC 10.5 GB/s > Rcomm 0.21 GB/s). Play-out, rank 1
+    # (remote block first): reads start at 5 ms, the remote block is there
+    # at 10.05 ms + one piece (3.125 us), its own read ends 10.153125 ms;
+    # plain it would end 10.05 + 5.2 ms: hides 5.096875 - 0.1 = 4.996875 ms
+    # (rank 0, own block first: 5.096875 ms). The site saves 4.996875 ms.
+    spec = f"link={MBIT_1MB_10MS:.4f}Mbit,latency=0us,ppn=1,nodes=2"
+    s = projected("p-comm", 5_000_000, 100_000, spec)
+    m = s["model"]
+    close(m["tcomm_ns"], 10_050_000, rel=1e-6, what="projected Tcomm")
+    close(m["toverlap_ns"], 5_200_000, rel=1e-6, what="eq. 3")
+    close(m["saving_call_ns"], 4_996_875, rel=1e-6, what="slowest rank")
+    close(m["tinit_ns"], TINIT, rel=1e-6, what="Tinit (the CPU's, kept)")
+    close(m["rcrc"], MB / 100e-6, rel=1e-8, what="RCRC kept")
+    check(m["regime"] == "e" and s["on"], (m["regime"], s["reason"]))
+
+
+def test_projection_compute_bound():
+    # Same trace on a link moving 1 MB in 100 us: Tcomm' = 100 + 50 = 150 us,
+    # under TCURC (5 ms): regime a, the whole Tcomm' - Tinit = 50 us hidden
+    # (both ranks read long after everything arrived).
+    spec = f"link={GBIT_1MB_100US:.5f}Gbit,latency=0ns,ppn=1,nodes=2"
+    s = projected("p-cpu", 5_000_000, 100_000, spec)
+    m = s["model"]
+    close(m["tcomm_ns"], 150_000, rel=1e-6, what="projected Tcomm")
+    close(m["toverlap_ns"], 50_000, rel=1e-6, what="eq. 3")
+    close(m["saving_call_ns"], 50_000, rel=1e-6, what="saving")
+    check(m["regime"] == "a" and s["on"], (m["regime"], s["reason"]))
+
+
+def test_projection_latency_bound():
+    # 4 nodes x 2 (P = 8), 100 us latency, the fast link: each rank gets
+    # 2 MB / 8 = 256 KiB from each rank; 2 of them (512 KiB) by copy: 25 us;
+    # 6 (1.5 MB) over the link, shared with the node's other rank: 3 MB at
+    # 1 MB per 100 us = 300 us; 7 latencies = 700 us. Tcomm' = 1025 us, two
+    # thirds latency. The trace reads after 300 us, 1 MB per ms (RCRC 1 GB/s
+    # < Rcomm 2 GB/s: regime d): eq. 3 = min(1025 - 100, 300 + 2000) =
+    # 925 us; play-out: the remote block is there at 1025 + 31.25 us (one
+    # piece at 1 GB/s), before the reads need it (1300 us): both ranks hide
+    # Tcomm' - Tinit = 925 us.
+    spec = f"link={GBIT_1MB_100US:.5f}Gbit,latency=100us,ppn=2,nodes=4"
+    s = projected("p-lat", 300_000, 1_000_000, spec)
+    m = s["model"]
+    close(m["tcomm_ns"], 1_025_000, rel=1e-6, what="projected Tcomm")
+    close(m["toverlap_ns"], 925_000, rel=1e-6, what="eq. 3")
+    close(m["saving_call_ns"], 925_000, rel=1e-6, what="saving")
+    check(m["regime"] == "d" and s["on"], (m["regime"], s["reason"]))
+    # memcpy stated: 512 KiB at 1 GB/s = 524.288 us instead of 25 us.
+    out = db("p-lat-mem").replace(".db", ".profile")
+    prof = analyze(db("p-lat"), extra=("--platform", spec + ",memcpy=1GB/s"), out=out)
+    close(site_of(prof, "alltoall")["model"]["tcomm_ns"], 1_000_000 + 524_288, rel=1e-6,
+          what="projected Tcomm, memcpy 1 GB/s")
+
+
+def test_projection_bcast():
+    # A bcast of 1 MB in 4 chunks to rank 1 (rank 0, the root, receives
+    # nothing): 16 x 8 (P = 128), 2 us latency, link 1 MB per 100 us:
+    # ceil(log2 128) = 7 latencies (14 us) + 100 us over the link + 1 MB
+    # by copy at the trace's copy_bw (50 us): Tcomm' = 164 us.
+    t = mktrace.Trace(db("p-bcast"))
+    t.runs(2, copy_bw=COPY_BW)
+    for inv in range(3):
+        t.ordered_call(1, SITE, "bcast", 2, MB // 4, [0, 1, 2, 3], 0, TCOMM, 500_000, 10_000,
+                       nsub=4, chunks=4, root=0, send_bytes=0)
+    t.close()
+    spec = f"link={GBIT_1MB_100US:.5f}Gbit,latency=2us,ppn=8,nodes=16"
+    prof = analyze(db("p-bcast"), extra=("--platform", spec),
+                   out=db("p-bcast-proj").replace(".db", ".profile"))
+    close(site_of(prof, "bcast")["model"]["tcomm_ns"], 164_000, rel=1e-6,
+          what="projected bcast Tcomm")
+
+
+def test_projection_bad_spec():
+    regime_trace("p-bad", 0, 100_000)
+    for bad, why in (("link=40Gbit,latency=1.5us,ppn=8", "are all required"),
+                     ("link=40Gbit,latency=1.5us,ppn=8,nodes=16,nodes=2", "given twice"),
+                     ("link=40,latency=1.5us,ppn=8,nodes=16", "link '40'"),
+                     ("link=40Gbit,latency=1.5,ppn=8,nodes=16", "latency '1.5'"),
+                     ("link=40Gbit,latency=1.5us,ppn=0,nodes=16", "ppn '0'"),
+                     ("link=40Gbit,latency=1.5us,ppn=8,nodes=1.5", "nodes '1.5'"),
+                     ("link=-1Gbit,latency=1.5us,ppn=8,nodes=16", "link '-1Gbit'"),
+                     ("link=40Gbit,latency=1.5us,ppn=8,nodes=16,cpu=2", "'cpu'"),
+                     ("link=40Gbit,,latency=1.5us,ppn=8,nodes=16", "empty item"),
+                     ("link=40Gbit,latency=1.5us,ppn=8,nodes=16,memcpy=5GiB/s",
+                      "memcpy '5GiB/s'"),
+                     ("", "are all required")):
+        r = analyze(db("p-bad"), expect_rc=2, extra=("--platform", bad))
+        check(why in r.stderr and r.stderr.count("\n") == 1, f"{bad!r}: {r.stderr!r}")
+    # --measured compares traced and replayed cycles on one platform
+    r = analyze(db("p-bad"), expect_rc=2, extra=("--platform", "link=1Gbit,latency=0s,ppn=1,"
+                                                 "nodes=2", "--measured", db("p-bad")))
+    check("not with --platform" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
+
+
+def test_projection_summary_and_report():
+    regime_trace("p-rep", 5_000_000, 100_000)
+    spec = "link=40Gbit,latency=1.5us,ppn=8,nodes=16"
+    out = db("p-rep").replace(".db", ".profile")
+    r = subprocess.run([ANALYZE, db("p-rep"), "-o", out, "--platform", spec],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, r.stderr)
+    check(r.stdout.startswith(f"PROJECTION to platform {spec}"), r.stdout)
+    rep = os.path.join(TMP, "p-rep-report")
+    r = subprocess.run([REPORT, db("p-rep"), "-p", out, "-o", rep, "--no-plots"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and f"PROJECTION to platform {spec}" in r.stdout,
+          r.stdout + r.stderr)
 
 
 def main():
