@@ -31,6 +31,7 @@ struct tnbc_site_row {
     const char *site, *module, *symbol, *op;
     uint64_t offset;
     int64_t calls, traced, total_ns, bytes;
+    const char *fallback;   /* replay: "reason:count ..." of blocking calls; NULL: '' */
 };
 
 /* Opens (creating) `path`, creates the schema. NULL with a one-line warning

@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS site (
     traced   INTEGER NOT NULL,           -- invocations with guards
     total_ns INTEGER NOT NULL,           -- time inside the collective, all calls
     bytes    INTEGER NOT NULL,           -- receive bytes, all calls
+    fallback TEXT    NOT NULL DEFAULT '',  -- replay: why calls ran blocking, 'reason:count ...'
     PRIMARY KEY (rank, site, op)
 );
 CREATE TABLE IF NOT EXISTS call (

@@ -44,3 +44,9 @@ BENCH_SUITES += replay
 .PHONY: bench-replay
 bench-replay: $(REPLAY_BENCH_BINS) $(REPLAY_LIB)
 	@BUILD=$(BUILD) libreplay/bench/replay_costs.sh
+
+# Test programs of issue 16's checks in test/replay.sh (built by test/module.mk's
+# pattern rule for test/replay/%.c).
+REPLAY_CHECK_PROGS := $(BUILD)/test/replay/thread_level
+ALL_TARGETS += $(REPLAY_CHECK_PROGS)
+check-replay: $(REPLAY_CHECK_PROGS)

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "land.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <malloc.h>
 #include <linux/futex.h>
@@ -131,6 +132,8 @@ static int by_kind_then_prio(const void *x, const void *y)
         return a->peer - b->peer;
     return a->buf < b->buf ? -1 : a->buf > b->buf;
 }
+
+const char nbop_oom[] = "out of memory";
 
 #define TAG_SPAN 8000     /* body tags 1..TAG_SPAN; head, tail, token above */
 
@@ -324,7 +327,7 @@ static const char *per_source(struct nbop *op, const struct tnbc_profile_site *s
     return NULL;
 oom:
     free(cut);
-    return "out of memory";
+    return nbop_oom;
 }
 
 /* Send steps for the block to `dst`: `bytes` from `at`, cut as it asked. */
@@ -359,6 +362,23 @@ static int add_token(struct nbop *op, enum step_kind kind, int peer, int prio)
     return 0;
 }
 
+/* Orders the steps and allocates their request arrays. Called exactly
+ * once per op: by nbop_create for chunked operations, by nbop_plan_sends
+ * for per-source ones (calling it twice leaked the first arrays). */
+static int finish_plan(struct nbop *op)
+{
+    assert(!op->reqs && !op->completed);
+    qsort(op->steps, (size_t)op->nsteps, sizeof *op->steps, by_kind_then_prio);
+    op->remaining = op->nsteps;
+    op->reqs = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->reqs);
+    op->completed = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->completed);
+    if (!op->reqs || !op->completed)
+        return -1;
+    for (int i = 0; i < op->nsteps; i++)
+        op->reqs[i] = MPI_REQUEST_NULL;
+    return 0;
+}
+
 int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
 {
     const struct tnbc_args *a = &op->a;
@@ -367,7 +387,7 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
     MPI_Aint sext;
 
     if (!op->per_source)
-        goto done;
+        return 0;        /* chunk steps: planned once, by nbop_create */
     /* Every rank of a node takes part in its token chain, whether or not it
      * sends anything itself (a root gathering in place sends nothing). */
     int same_schedule = 1;
@@ -407,15 +427,7 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
             return -1;
     }
 done:
-    qsort(op->steps, (size_t)op->nsteps, sizeof *op->steps, by_kind_then_prio);
-    op->remaining = op->nsteps;
-    op->reqs = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->reqs);
-    op->completed = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->completed);
-    if (!op->reqs || !op->completed)
-        return -1;
-    for (int i = 0; i < op->nsteps; i++)
-        op->reqs[i] = MPI_REQUEST_NULL;
-    return 0;
+    return finish_plan(op);
 }
 
 int nbop_step_tag(const struct nbop *op, const struct step *s)
@@ -497,13 +509,13 @@ static const char *chunked(struct nbop *op, const struct tnbc_profile_site *site
         int keep = !dense(a->rtype) || a->sendbuf == MPI_IN_PLACE;
         op->vrecv = mirror(&op->layout.recv, a->recvbuf, &op->shadow, keep);
         if (!op->vrecv)
-            return "out of memory";
+            return nbop_oom;
     }
     if (op->layout.send.nsub) {
         const void *src = a->op == TNBC_BCAST ? a->recvbuf : a->sendbuf;
         op->vsend = mirror(&op->layout.send, src, &op->sendcopy, 1);
         if (!op->vsend)
-            return "out of memory";
+            return nbop_oom;
     }
     MPI_Aint ext = nbop_extent(a->rtype);
     for (int c = 0; c < k; c++) {
@@ -527,7 +539,7 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
 
     *why = NULL;
     if (!op) {
-        *why = "out of memory";
+        *why = nbop_oom;
         return NULL;
     }
     op->a = *a;
@@ -554,7 +566,7 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
     if (!*why) {
         op->sub_done = calloc((size_t)(nsub ? nsub : 1), sizeof *op->sub_done);
         if (!op->sub_done)
-            *why = "out of memory";
+            *why = nbop_oom;
     }
     if (*why) {
         nbop_free(op);
@@ -568,8 +580,8 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
             atomic_store(&op->sub_done[op->steps[i].sub], 0);
     if (op->self_piece >= 0)
         atomic_store(&op->sub_done[op->self_piece], 0);
-    if (!op->per_source && nbop_plan_sends(op, NULL) != 0) {   /* chunk steps: just order them */
-        *why = "out of memory";
+    if (!op->per_source && finish_plan(op) != 0) {   /* chunk steps: just order them */
+        *why = nbop_oom;
         nbop_free(op);
         return NULL;
     }
@@ -580,6 +592,16 @@ void nbop_free(struct nbop *op)
 {
     if (!op)
         return;
+    unsigned st = atomic_load(&op->state);
+    assert(st == NBOP_PLANNED || st == NBOP_DONE);
+    if (st == NBOP_PLANNED && op->guard.armed) {
+        /* Never submitted: nothing will land; the blocking call that
+         * follows writes the buffer. Waiters must not wait for data. */
+        int nsub = nbop_guard_layout(op)->nsub;
+        for (int i = 0; i < nsub; i++)
+            nbop_sub_complete(op, i);
+        tnbc_guard_disarm(&op->guard, TNBC_REL_REUSE);
+    }
     tnbc_layout_free(&op->layout);
     pool_put(op->shadow);
     pool_put(op->sendcopy);
@@ -602,4 +624,43 @@ void nbop_wait_sub(struct nbop *op, int sub)
 {
     while (!atomic_load(&op->sub_done[sub]))
         syscall(SYS_futex, &op->sub_done[sub], FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+}
+
+void nbop_set_state(struct nbop *op, enum nbop_state from, enum nbop_state to)
+{
+    unsigned was = atomic_exchange(&op->state, (unsigned)to);
+    assert(was == (unsigned)from && to == from + 1);
+    (void)was;
+    (void)from;
+    syscall(SYS_futex, &op->state, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+void nbop_wait_retired(struct nbop *op)
+{
+    unsigned st;
+    while ((st = atomic_load(&op->state)) < NBOP_RETIRED)
+        syscall(SYS_futex, &op->state, FUTEX_WAIT_PRIVATE, st, NULL, NULL, 0);
+}
+
+static void retire(struct nbop *op)
+{
+    tnbc_guard_disarm(&op->guard, TNBC_REL_DONE);   /* no-op when never armed */
+    nbop_set_state(op, NBOP_IN_FLIGHT, NBOP_RETIRED);
+}
+
+void nbop_pickup(struct nbop *op)
+{
+    int nsub = nbop_guard_layout(op)->nsub;
+    op->subs_left = 0;
+    for (int i = 0; i < nsub; i++)
+        op->subs_left += !atomic_load(&op->sub_done[i]);
+    if (op->subs_left == 0)
+        retire(op);
+}
+
+void nbop_sub_landed(struct nbop *op)
+{
+    assert(op->subs_left > 0);
+    if (--op->subs_left == 0)
+        retire(op);
 }
