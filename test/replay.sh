@@ -150,12 +150,13 @@ check_trial() {
 check_tsan() {
     local tsan; tsan=$(gcc -print-file-name=libtsan.so)
     [[ -f "$tsan" && -f "$BUILD_TSAN/lib/libtnbc-replay.so" ]] || { echo "no TSan build"; return 1; }
-    pipeline ts 3 force "$P/replay/integrity" 31 2 || return 1
+    # Seed 12: blocks of 37 KiB (seed 31's fit in one page and run blocking).
+    pipeline ts 3 force "$P/replay/integrity" 12 2 || return 1
     t_mpirun 3 -x LD_PRELOAD="$tsan:$PWD/$BUILD_TSAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/ts.on.profile" \
         -x TNBC_PIECE=8192 \
         -x TNBC_REPLAY_DIR="$W/ts.tsan.d" \
         -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=0 suppressions=$PWD/test/replay/tsan.supp" \
-        "$P/replay/integrity" 31 2 > "$W/ts.tsan" 2>&1 || { tail -40 "$W/ts.tsan"; return 1; }
+        "$P/replay/integrity" 12 2 > "$W/ts.tsan" 2>&1 || { tail -40 "$W/ts.tsan"; return 1; }
     cmp <(grep -v ThreadSanitizer "$W/ts.tsan" | grep -E '^(integrity|checksums)') "$W/ts.plain" ||
         { echo "results differ under TSan"; return 1; }
     [[ $(q "$W/ts.tsan.d/rank-000000.db" "SELECT SUM(traced) FROM site") -gt 0 ]] ||
@@ -249,4 +250,56 @@ check_no_cost_when_off() {
 }
 
 t_run "no cost when off: thread level and no progress thread (all-off profile)" check_no_cost_when_off
+# No silent fallback: every call is counted either as early or under the
+# reason it ran blocking. 2 ranks, 256 KiB blocks in a loop on the same
+# buffers: no call may meet the guard of the one before it (the guard
+# lifetime: a finished call's ranges are retired before the next arms).
+# Then a trial run: every other alltoall blocking, 'trial' in the summary
+# and in `tnbc report` (6 calls x 2 ranks, 6 of them early).
+check_fallback_reasons() {
+    pipeline fb 2 force "$P/replay/thread_level" 40 || return 1
+    local r row
+    for r in 0 1; do
+        row=$(q "$W/fb.summary.d/rank-00000$r.db" "SELECT calls || '/' || traced || '/' || fallback FROM site WHERE op = 'alltoall'")
+        echo "rank $r alltoall calls/early/fallback: $row"
+        [[ $row == "40/40/" ]] || { echo "want 40/40/ (every call early, none fell back)"; return 1; }
+    done
+    # The 8-byte reduce: the root's buffer holds no whole page (it votes
+    # blocking), the other rank follows it.
+    [[ $(q "$W/fb.summary.d/rank-000000.db" "SELECT fallback FROM site WHERE op = 'reduce'") == "no-whole-page:1" &&
+       $(q "$W/fb.summary.d/rank-000001.db" "SELECT fallback FROM site WHERE op = 'reduce'") == "other-rank:1" ]] ||
+        { echo "reduce: want no-whole-page:1 at the root, other-rank:1 at rank 1"; return 1; }
+    TNBC_REPLAY_TRIAL=1 $TNBC run -p "$W/fb.on.profile" --summary "$W/fbt.summary.d" -- \
+        timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np 2 "$P/replay/thread_level" 6 > "$W/fbt.out" || return 1
+    for r in 0 1; do
+        row=$(q "$W/fbt.summary.d/rank-00000$r.db" "SELECT calls || '/' || traced || '/' || fallback FROM site WHERE op = 'alltoall'")
+        [[ $row == "6/3/trial:3" ]] || { echo "rank $r trial: $row, want 6/3/trial:3"; return 1; }
+    done
+    $TNBC merge "$W/fbt.db" "$W/fbt.summary.d" > /dev/null || return 1
+    local rep
+    rep=$($TNBC report "$W/fb.db" "$W/fbt.db" -p "$W/fb.on.profile" -o "$W/fb.report" --no-plots) ||
+        { echo "$rep"; return 1; }
+    echo "$rep" | grep 'replay:'
+    echo "$rep" | grep -q '^  replay: 6 of 12 calls returned early (all ranks); blocking: trial 6$' ||
+        { echo "tnbc report: no per-site replay line for the alltoall"; return 1; }
+}
+
+t_run "no silent fallback: early or a reason, per site, in the summary and tnbc report" check_fallback_reasons
+# Symbols: the library exports only MPI, Fortran MPI and the libc calls it
+# interposes (core/exports.map); a program exporting its own land,
+# progress_submit and nbop_create gets its own results, and the library
+# still lands data with its own (results as in a plain run).
+check_symbols() {
+    local lib=$BUILD/lib/libtnbc-replay.so extra
+    extra=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -Ev '^(MPI_|mpi_)' |
+            grep -Evx 'read|write|pread|pwrite|readv|writev|fread|fwrite|send|sendto|sendmsg|recv|recvfrom|recvmsg|free|realloc|munmap|sigaction|signal|bsd_signal')
+    [[ -z $extra ]] || { echo "exported beyond the list:" $extra; return 1; }
+    nm -D --defined-only "$P/replay/own_symbols" | grep -qw land || { echo "the test program does not export land"; return 1; }
+    pipeline sym 2 force "$P/replay/own_symbols" 6 || return 1
+    cat "$W/sym.tuned"
+    grep -q '^own_symbols: data ok, own functions ok$' "$W/sym.tuned" || return 1
+    [[ $(early sym alltoall) -gt 0 ]] || { echo "alltoall not transformed"; return 1; }
+}
+
+t_run "symbols: only the interposed ones exported; a program's own land() stays its own" check_symbols
 t_summary

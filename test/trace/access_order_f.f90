@@ -30,6 +30,7 @@ program access_order_f
       end do
     end do
   end do
+  allbad = 0   ! only the root receives it; the others test it too
   call MPI_REDUCE(bad, allbad, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
     if (allbad == 0) then
