@@ -51,7 +51,8 @@ bench-replay: $(REPLAY_BENCH_BINS) $(REPLAY_LIB)
 
 # Test programs of issue 16's checks in test/replay.sh (built by test/module.mk's
 # pattern rule for test/replay/%.c).
-REPLAY_CHECK_PROGS := $(BUILD)/test/replay/thread_level $(BUILD)/test/replay/own_symbols
+REPLAY_CHECK_PROGS := $(BUILD)/test/replay/thread_level $(BUILD)/test/replay/own_symbols \
+                      $(BUILD)/test/replay/allreduce_loop
 ALL_TARGETS += $(REPLAY_CHECK_PROGS)
 check-replay: $(REPLAY_CHECK_PROGS)
 
@@ -60,3 +61,9 @@ check-replay: $(REPLAY_CHECK_PROGS)
 $(BUILD)/test/replay/own_symbols: test/replay/own_symbols.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -rdynamic -o $@ $<
+
+# check_lsan preloads the AddressSanitizer build of the library.
+.PHONY: replay-asan-lib
+replay-asan-lib:
+	@$(MAKE) --no-print-directory SAN=asan build-asan/lib/libtnbc-replay.so > /dev/null
+check-replay: replay-asan-lib
