@@ -78,6 +78,7 @@ struct site_stats {
 
 static struct {
     int on;                /* a profile is loaded and the machinery runs */
+    int passive;           /* off everywhere, but counting calls for the summary */
     int can_land;          /* this rank can transform calls */
     int loaded;            /* the profile was read (before MPI_Init_thread) */
     int wants_on;          /* it turns on a site of a module loaded here */
@@ -195,11 +196,16 @@ int tnbc_mode_init(int provided)
     if (!R.prof && R.rank == 0)
         tnbc_warn("%s; every collective runs blocking", R.prof_err);
     if (!all_ranks_on(provided)) {
-        /* Off everywhere: exactly as without tnbc (no thread, no agreement). */
+        /* Off everywhere: exactly as without tnbc (no thread, no agreement).
+         * With a summary asked for, the calls are still counted per site,
+         * all blocking with their reason (passive: a hash probe per call). */
         free(R.agree_out);
         free(R.agree_got);
         R.agree_out = R.agree_got = NULL;
-        return 0;
+        if (R.prof)
+            open_summary();
+        R.passive = R.db != NULL;
+        return R.passive;
     }
     for (int i = 0; i < R.prof->nsites; i++) {
         int op = tnbc_op_from_name(R.prof->sites[i].op);
@@ -543,6 +549,11 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     enum fallback fb = FB_OFF;
     int p = 0, armed;
 
+    if (R.passive && a->comm == MPI_COMM_WORLD) {
+        const struct tnbc_site *site = tnbc_site_of(caller);
+        const struct tnbc_profile_site *off = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op));
+        return blocking(a, stats_for(site, a->op), off ? FB_OFF : FB_NOT_PROFILED);
+    }
     if (!R.on || a->comm != MPI_COMM_WORLD || !R.op_on[a->op])
         return blocking(a, NULL, FB_COUNT);
     reap();
@@ -683,6 +694,12 @@ static void write_summary(void)
 
 void tnbc_mode_finalize(void)
 {
+    if (R.passive) {
+        write_summary();
+        tnbc_profile_free(R.prof);
+        R.prof = NULL;
+        R.passive = 0;
+    }
     if (!R.on)
         return;
     progress_stop();

@@ -243,6 +243,12 @@ check_no_cost_when_off() {
     [[ $(echo "$want_plain" | grep provided) == "provided funneled progress_thread 0" ]] ||
         { echo "plain run: unexpected thread level or thread"; return 1; }
     [[ $off == "$want_plain" ]] || { echo "all-off profile: differs from the plain run"; return 1; }
+    # With a summary asked for, the calls are counted, all blocking as 'off'.
+    off=$($TNBC run -p "$W/nc.off.profile" --summary "$W/nc.off.d" -- timeout -k 5 "$T_TIMEOUT" \
+            mpirun --oversubscribe -np 2 "$P/replay/thread_level" 4 report) || { echo "$off"; return 1; }
+    [[ $off == "$want_plain" ]] || { echo "all-off profile with a summary: differs from the plain run"; return 1; }
+    local row; row=$(q "$W/nc.off.d/rank-000001.db" "SELECT calls || '/' || traced || '/' || fallback FROM site WHERE op = 'alltoall'")
+    [[ $row == "4/0/off:4" ]] || { echo "all-off summary: alltoall $row, want 4/0/off:4"; return 1; }
     [[ $(echo "$on" | grep provided) == "provided multiple progress_thread 1" ]] ||
         { echo "profile on: want MPI_THREAD_MULTIPLE and a progress thread"; return 1; }
     [[ $(echo "$on" | grep checksum) == $(echo "$want_plain" | grep checksum) ]] ||
