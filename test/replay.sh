@@ -336,4 +336,33 @@ check_lsan() {
 }
 
 T_TIMEOUT=300 t_run "LeakSanitizer: 300 chunked allreduces leak nothing of the library's" check_lsan
+# Release before every MPI call that can touch a user buffer: the wrappers
+# generated from mpi.h (scripts/gen-release-mpi) are current, each one on
+# the list is exported by the library, and a program handing a buffer in
+# flight to MPI_Mrecv, MPI_Pack and MPI_Reduce_scatter_block (shared memory
+# and TCP) gives the plain run's results.
+check_release_list() {
+    scripts/gen-release-mpi --check || return 1
+    local list fn missing=0 exported
+    list=$(scripts/gen-release-mpi --list | awk '{print $1}')
+    exported=$(nm -D --defined-only "$BUILD/lib/libtnbc-replay.so" | awk '{print $3}')
+    for fn in $list; do
+        grep -qx "$fn" <<< "$exported" || { echo "not exported: $fn"; missing=1; }
+    done
+    echo "$(wc -w <<< "$list") generated wrappers, all exported"
+    local doc; doc=$(sed -n '/release-list begin/,/release-list end/p' docs/limits.md | grep -o 'MPI_[A-Za-z_]*' | sort)
+    [[ $doc == "$(sort <<< "$list")" ]] || { echo "docs/limits.md's release list is not the generated one"; return 1; }
+    [[ $missing == 0 ]] || return 1
+    for fn in MPI_Alltoallw MPI_Reduce_scatter_block MPI_Ineighbor_alltoall MPI_Rput MPI_Rget \
+              MPI_Mrecv MPI_Imrecv MPI_Pack MPI_Unpack MPI_Get_accumulate MPI_Iscan; do
+        grep -qx "$fn" <<< "$list" || { echo "$fn is not covered"; return 1; }
+    done
+    pipeline rc 2 force "$P/replay/release_calls" 6 || return 1
+    [[ $(early rc alltoall) -gt 0 ]] || { echo "alltoall not transformed"; return 1; }
+    $TNBC run -p "$W/rc.on.profile" -- timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np 2 \
+        --mca btl self,tcp --mca btl_tcp_if_include lo "$P/replay/release_calls" 6 > "$W/rc.tcp" &&
+        cmp "$W/rc.plain" "$W/rc.tcp"
+}
+
+t_run "release before every MPI call with a buffer (generated from mpi.h)" check_release_list
 t_summary
