@@ -99,6 +99,21 @@ static char *mirror(const struct tnbc_layout *l, const void *user, char **priv, 
 
 /* A new zeroed step at the end of op->steps, growing it as needed; NULL
  * when out of memory. */
+/* Grows op->steps to hold at least `cap` steps. 0 or -1. */
+static int steps_reserve(struct nbop *op, long cap)
+{
+    if (cap <= op->cap_steps)
+        return 0;
+    if (cap > INT_MAX / 2)
+        return -1;
+    struct step *s = realloc(op->steps, (size_t)cap * sizeof *s);
+    if (!s)
+        return -1;
+    op->steps = s;
+    op->cap_steps = (int)cap;
+    return 0;
+}
+
 static struct step *step_new(struct nbop *op)
 {
     if (op->nsteps == op->cap_steps) {
@@ -259,6 +274,8 @@ void nbop_copy_sends(struct nbop *op)
     }
 }
 
+static int reserve_sends(struct nbop *op);
+
 /* alltoall(v), allgather(v), gather(v): point-to-point on the private
  * communicator, in bytes (dense datatypes only, so a block can be cut
  * anywhere); each block in parts (enum part), its body in pieces. */
@@ -324,7 +341,7 @@ static const char *per_source(struct nbop *op, const struct tnbc_profile_site *s
             goto oom;
     }
     free(cut);
-    return NULL;
+    return reserve_sends(op) == 0 ? NULL : nbop_oom;
 oom:
     free(cut);
     return nbop_oom;
@@ -362,16 +379,72 @@ static int add_token(struct nbop *op, enum step_kind kind, int peer, int prio)
     return 0;
 }
 
+/* The bytes this rank sends to `dst` (0: none) and where they start in
+ * elements of the send type. */
+static long send_block(const struct nbop *op, int dst, int ssize, long *displ)
+{
+    const struct tnbc_args *a = &op->a;
+    long count;
+    *displ = 0;
+    if ((a->root >= 0 && dst != a->root) || dst == op->self_sub)
+        return 0;
+    if (a->op == TNBC_ALLTOALL) {
+        count = a->scount;
+        *displ = (long)dst * a->scount;
+    } else if (a->op == TNBC_ALLTOALLV) {
+        count = a->scounts[dst];
+        *displ = a->sdispls[dst];
+    } else {
+        count = a->scount;
+    }
+    return count > 0 ? count * ssize : 0;
+}
+
+/* Per-source operations: room for every step nbop_plan_sends may add, and
+ * the request arrays, allocated before the ranks agree (an allocation
+ * failure then votes blocking). The receivers choose the cut; this bound
+ * assumes they cut as this rank would (same page size and TNBC_PIECE), and
+ * nbop_plan_sends still grows the arrays if one asks for more pieces. */
+static int reserve_sends(struct nbop *op)
+{
+    const struct tnbc_args *a = &op->a;
+    long page = (long)tnbc_page_size(), want = nbop_piece_bytes, extra = 2;   /* tokens */
+    int ssize = 0;
+    if (a->sendbuf != MPI_IN_PLACE && PMPI_Type_size(a->stype, &ssize) == MPI_SUCCESS) {
+        for (int dst = 0; dst < op->layout.comm_size; dst++) {
+            long displ, bytes = send_block(op, dst, ssize, &displ);
+            if (bytes == 0)
+                continue;
+            long piece = want > 0 ? (want + page - 1) / page * page : bytes;
+            long n = bytes / (piece > 0 ? piece : 1) + 2;
+            extra += 2 + (n < PIECES_MAX ? n : PIECES_MAX);
+        }
+    }
+    long cap = (long)op->nsteps + extra;
+    if (steps_reserve(op, cap) != 0)
+        return -1;
+    op->reqs = malloc((size_t)cap * sizeof *op->reqs);
+    op->completed = malloc((size_t)cap * sizeof *op->completed);
+    op->cap_reqs = op->reqs && op->completed ? (int)cap : 0;
+    return op->cap_reqs ? 0 : -1;
+}
+
 /* Orders the steps and allocates their request arrays. Called exactly
  * once per op: by nbop_create for chunked operations, by nbop_plan_sends
  * for per-source ones (calling it twice leaked the first arrays). */
 static int finish_plan(struct nbop *op)
 {
-    assert(!op->reqs && !op->completed);
+    assert(!op->planned);
+    op->planned = 1;
     qsort(op->steps, (size_t)op->nsteps, sizeof *op->steps, by_kind_then_prio);
     op->remaining = op->nsteps;
-    op->reqs = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->reqs);
-    op->completed = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->completed);
+    if (op->nsteps > op->cap_reqs) {   /* not reserved, or a receiver asked for more */
+        free(op->reqs);
+        free(op->completed);
+        op->reqs = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->reqs);
+        op->completed = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->completed);
+        op->cap_reqs = op->nsteps;
+    }
     if (!op->reqs || !op->completed)
         return -1;
     for (int i = 0; i < op->nsteps; i++)
@@ -405,20 +478,7 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
     PMPI_Type_size(a->stype, &ssize);
     sext = nbop_extent(a->stype);
     for (int dst = 0; dst < p; dst++) {
-        long count, displ;
-        if ((a->root >= 0 && dst != a->root) || dst == op->self_sub)
-            continue;
-        if (a->op == TNBC_ALLTOALL) {
-            count = a->scount;
-            displ = (long)dst * a->scount;
-        } else if (a->op == TNBC_ALLTOALLV) {
-            count = a->scounts[dst];
-            displ = a->sdispls[dst];
-        } else {
-            count = a->scount;
-            displ = 0;
-        }
-        long bytes = count * ssize;
+        long displ, bytes = send_block(op, dst, ssize, &displ);
         if (bytes == 0)
             continue;
         if (pieces_check(&got[dst].cut, bytes) != 0)

@@ -96,8 +96,10 @@ struct nbop {
     char *vrecv, *vsend;           /* recvbuf / sendbuf as seen inside them */
     int nsteps, cap_steps;
     struct step *steps;            /* sorted: receives first, then by prio */
-    MPI_Request *reqs;             /* [nsteps] */
+    MPI_Request *reqs;             /* [nsteps] (room for cap_reqs) */
     int *completed;                /* [nsteps] MPI_Testsome's indices */
+    int cap_reqs;
+    int planned;                   /* steps ordered, arrays ready (once) */
     atomic_uint *sub_done;         /* futex words, one per guard sub-message */
     atomic_uint edges_left;        /* head/tail parts not landed (futex word) */
     struct edge_req *want;         /* [comm_size] this rank's requests */
