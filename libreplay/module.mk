@@ -3,7 +3,7 @@
 REPLAY_LIB  := $(BUILD)/lib/libtnbc-replay.so
 REPLAY_OBJS := $(call objs,,libreplay/replay.c libreplay/nbop.c libreplay/progress.c libreplay/land.c libreplay/pieces.c libreplay/phases.c)
 
-$(REPLAY_OBJS): CFLAGS += -Iprofiles -fvisibility=hidden
+$(REPLAY_OBJS): CFLAGS += -Iprofiles -fvisibility=hidden $(if $(SAN),-DTNBC_TEST_HOOKS)
 
 # Only the interposed symbols are exported (core/exports.map).
 PRELOAD_EXPORTS := core/exports.map

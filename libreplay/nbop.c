@@ -12,6 +12,27 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#ifdef TNBC_TEST_HOOKS
+/* Sanitizer builds only (libreplay/module.mk): TNBC_TEST_FAIL_ALLOC=N makes
+ * every N-th allocation of this file fail, so test/replay.sh can check
+ * that an allocation failure votes blocking and nothing else changes. */
+static long fail_every = -1, allocations;
+
+static int fail_now(void)
+{
+    if (fail_every < 0)
+        fail_every = tnbc_env_long("TNBC_TEST_FAIL_ALLOC", 0, 0, 1L << 30);
+    return fail_every > 0 && ++allocations % fail_every == 0;
+}
+
+static void *test_malloc(size_t n) { return fail_now() ? NULL : malloc(n); }
+static void *test_calloc(size_t n, size_t k) { return fail_now() ? NULL : calloc(n, k); }
+static void *test_realloc(void *p, size_t n) { return fail_now() ? NULL : realloc(p, n); }
+#define malloc(n) test_malloc(n)
+#define calloc(n, k) test_calloc(n, k)
+#define realloc(p, n) test_realloc(p, n)
+#endif
+
 int nbop_reduction_is_exact(MPI_Datatype t, MPI_Op op)
 {
     static const MPI_Datatype integers[] = {
@@ -582,7 +603,7 @@ static const char *chunked(struct nbop *op, const struct tnbc_profile_site *site
         struct step *s = step_new(op);
         int prio = tnbc_profile_recv_prio(site, me, c);
         if (!s || n[c] > INT_MAX)
-            return !s ? "out of memory" : "a chunk of 2^31 elements or more";
+            return !s ? nbop_oom : "a chunk of 2^31 elements or more";
         *s = (struct step){ .kind = STEP_CHUNK, .sub = op->layout.recv.nsub ? c : -1, .peer = c,
                             .prio = prio < 0 ? INT_MAX : prio,
                             .buf = op->vrecv ? op->vrecv + first[c] * ext : op->vsend + first[c] * ext,

@@ -365,4 +365,35 @@ check_release_list() {
 }
 
 t_run "release before every MPI call with a buffer (generated from mpi.h)" check_release_list
+# Allocation failure: in the sanitizer build, TNBC_TEST_FAIL_ALLOC=N fails
+# every N-th allocation of libreplay/nbop.c. The calls hit run blocking
+# (counted as no-memory), the results are the plain run's, nothing aborts,
+# hangs, or leaks memory of the library's (LeakSanitizer).
+check_alloc_failure() {
+    local asan ubsan lib=$PWD/build-asan/lib/libtnbc-replay.so
+    asan=$(gcc -print-file-name=libasan.so); ubsan=$(gcc -print-file-name=libubsan.so)
+    [[ -f "$asan" && -f "$ubsan" && -f "$lib" ]] || { echo "no ASan build (make SAN=asan)"; return 1; }
+    pipeline af 3 force "$P/replay/integrity" 12 4 || return 1
+    local n r oom
+    for n in 3 11; do
+        t_mpirun 3 -x LD_PRELOAD="$asan:$ubsan:$lib" -x TNBC_PROFILE="$W/af.on.profile" \
+            -x TNBC_REPLAY_DIR="$W/af$n.d" -x TNBC_TEST_FAIL_ALLOC=$n \
+            -x ASAN_OPTIONS=detect_leaks=1:exitcode=0 "$P/replay/integrity" 12 4 > "$W/af$n.out" 2>&1 ||
+            { tail -30 "$W/af$n.out"; return 1; }
+        cmp <(grep -E '^(integrity|checksums)' "$W/af$n.out") "$W/af.plain" ||
+            { echo "every $n-th allocation failing: results differ"; return 1; }
+        oom=0
+        for r in 0 1 2; do
+            oom=$((oom + $(q "$W/af$n.d/rank-00000$r.db" "SELECT count(*) FROM site WHERE fallback LIKE '%no-memory%'")))
+        done
+        echo "every $n-th allocation failing: $oom site rows with no-memory"
+        [[ $oom -gt 0 ]] || { echo "no call counted as no-memory"; return 1; }
+        if grep -Eq '^ +#[0-9]+ .* (libreplay|core|profiles)/[a-z_]+\.c:|ERROR: AddressSanitizer|runtime error' "$W/af$n.out"; then
+            grep -B3 -A8 -E ' (libreplay|core|profiles)/[a-z_]+\.c:|ERROR: AddressSanitizer|runtime error' "$W/af$n.out" | head -40
+            return 1
+        fi
+    done
+}
+
+T_TIMEOUT=300 t_run "allocation failures vote blocking: same results, no abort, no leak" check_alloc_failure
 t_summary
