@@ -88,6 +88,24 @@ void tnbc_release_typed(const void *buf, long count, MPI_Datatype type,
         PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
         return;
     (void)lb;
-    tnbc_guard_release_range((const char *)buf + true_lb,
-                             (size_t)((count - 1) * extent + true_extent), why);
+    /* Footprint in 64-bit arithmetic; a type with a negative or zero
+     * extent, or an overflowing product, releases everything guarded
+     * rather than a wrong range. */
+    MPI_Aint span;
+    if (extent < 0 || true_extent <= 0 ||
+        __builtin_mul_overflow((MPI_Aint)(count - 1), extent, &span) ||
+        __builtin_add_overflow(span, true_extent, &span)) {
+        tnbc_release_all(why);
+        return;
+    }
+    tnbc_guard_release_range((const char *)buf + true_lb, (size_t)span, why);
+}
+
+void tnbc_release_all(enum tnbc_release_reason why)
+{
+    /* Every guarded page lies above the first page and below the top of
+     * the address space: one range covering them all. */
+    size_t ps = tnbc_page_size();
+    if (tnbc_guard_active())
+        tnbc_guard_release_range((const void *)ps, ((size_t)-1 >> 1) - ps, why);
 }

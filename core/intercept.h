@@ -37,6 +37,9 @@ int tnbc_pmpi_collective(const struct tnbc_args *a);
 /* Lift guards on the bytes `count` elements of `type` at buf touch. */
 void tnbc_release_typed(const void *buf, long count, MPI_Datatype type,
                         enum tnbc_release_reason why);
+/* Lift every guard (waiting for in-flight data in replay): for a buffer
+ * whose footprint cannot be computed. */
+void tnbc_release_all(enum tnbc_release_reason why);
 /* Common initialisation behind MPI_Init, MPI_Init_thread and Fortran's. */
 int tnbc_init(int *argc, char ***argv, int required, int *provided);
 int tnbc_finalize(void);

@@ -27,7 +27,8 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_TOUCH] = "INSERT OR IGNORE INTO touch(call_id, side, idx, ord, tsc, how)"
                 " VALUES (?1,?2,?3,?4,?5,?6)",
     [S_SITE] = "INSERT OR REPLACE INTO site(rank, site, module, offset, symbol, op, calls,"
-               " traced, total_ns, bytes, comm_shape) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+               " traced, total_ns, bytes, comm_shape, fallback)"
+               " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
     [S_FIDELITY] = "INSERT OR REPLACE INTO fidelity(call_id, faults, steps, observer_ns, span_ns,"
                    " dropped) VALUES (?1,?2,?3,?4,?5,?6)",
 };
@@ -217,6 +218,7 @@ int tnbc_db_site(struct tnbc_db *db, const struct tnbc_site_row *r)
     sqlite3_bind_int64(s, 9, r->total_ns);
     sqlite3_bind_int64(s, 10, r->bytes);
     TXT(s, 11, r->shape ? r->shape : "world");
+    TXT(s, 12, r->fallback ? r->fallback : "");
     return step(db, S_SITE);
 }
 

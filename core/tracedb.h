@@ -32,6 +32,7 @@ struct tnbc_site_row {
     const char *shape;        /* communicator shape; NULL: "world" */
     uint64_t offset;
     int64_t calls, traced, total_ns, bytes;
+    const char *fallback;   /* replay: "reason:count ..." of blocking calls; NULL: '' */
 };
 
 /* Opens (creating) `path`, creates the schema. NULL with a one-line warning

@@ -33,6 +33,7 @@ CREATE TABLE IF NOT EXISTS site (
     total_ns INTEGER NOT NULL,           -- time inside the collective, all calls
     bytes    INTEGER NOT NULL,           -- receive bytes, all calls
     comm_shape TEXT  NOT NULL DEFAULT 'world', -- since version 2: 'world' or c<size>.<hash>
+    fallback TEXT    NOT NULL DEFAULT '',  -- replay: why calls ran blocking, 'reason:count ...'
     PRIMARY KEY (rank, site, op)
 );
 CREATE TABLE IF NOT EXISTS call (

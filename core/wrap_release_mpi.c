@@ -8,11 +8,14 @@
 #define REL(buf, count, type) tnbc_release_typed(buf, count, type, TNBC_REL_MPI)
 
 /* Sum of counts: the footprint of a v-variant buffer, conservatively from
- * the lowest to the highest displacement. */
+ * the lowest to the highest displacement. In 64-bit arithmetic, skipping
+ * negative counts (an erroneous call: MPI reports it, we must not turn it
+ * into a huge range first). */
 static void rel_v(const void *buf, const int *counts, const int *displs, MPI_Datatype t,
                   MPI_Comm comm)
 {
-    int n, lo = 0, hi = 0, first = 1;
+    int n, first = 1;
+    long lo = 0, hi = 0;
     if (!tnbc_guard_active() || !buf || !counts || !displs || PMPI_Comm_size(comm, &n) != MPI_SUCCESS)
         return;
     for (int i = 0; i < n; i++) {
@@ -20,13 +23,14 @@ static void rel_v(const void *buf, const int *counts, const int *displs, MPI_Dat
             continue;
         if (first || displs[i] < lo)
             lo = displs[i];
-        if (first || displs[i] + counts[i] > hi)
-            hi = displs[i] + counts[i];
+        if (first || (long)displs[i] + counts[i] > hi)
+            hi = (long)displs[i] + counts[i];
         first = 0;
     }
     if (!first) {
         MPI_Aint lb, ext;
-        PMPI_Type_get_extent(t, &lb, &ext);
+        if (PMPI_Type_get_extent(t, &lb, &ext) != MPI_SUCCESS)
+            return;
         REL((const char *)buf + (MPI_Aint)lo * ext, hi - lo, t);
     }
 }

@@ -3,11 +3,15 @@
 REPLAY_LIB  := $(BUILD)/lib/libtnbc-replay.so
 REPLAY_OBJS := $(call objs,,libreplay/replay.c libreplay/nbop.c libreplay/progress.c libreplay/land.c libreplay/pieces.c libreplay/phases.c libreplay/comms.c libreplay/inplace.c)
 
-$(REPLAY_OBJS): CFLAGS += -Iprofiles
+$(REPLAY_OBJS): CFLAGS += -Iprofiles -fvisibility=hidden $(if $(SAN),-DTNBC_TEST_HOOKS)
 
-$(REPLAY_LIB): $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(REPLAY_OBJS) $(BUILD)/lib/libtnbc-profile.a
+# Only the interposed symbols are exported (core/exports.map).
+PRELOAD_EXPORTS := core/exports.map
+PRELOAD_LDFLAGS := -Wl,--version-script=$(PRELOAD_EXPORTS)
+
+$(REPLAY_LIB): $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(REPLAY_OBJS) $(BUILD)/lib/libtnbc-profile.a $(PRELOAD_EXPORTS)
 	@mkdir -p $(dir $@)
-	$(MPICC) -shared -o $@ $^ $(LDFLAGS) $(CORE_LIBS) -lm
+	$(MPICC) -shared -o $@ $(filter-out %.map,$^) $(LDFLAGS) $(PRELOAD_LDFLAGS) $(CORE_LIBS) -lm
 
 ALL_TARGETS += $(REPLAY_LIB)
 
@@ -44,3 +48,22 @@ BENCH_SUITES += replay
 .PHONY: bench-replay
 bench-replay: $(REPLAY_BENCH_BINS) $(REPLAY_LIB)
 	@BUILD=$(BUILD) libreplay/bench/replay_costs.sh
+
+# Test programs of issue 16's checks in test/replay.sh (built by test/module.mk's
+# pattern rule for test/replay/%.c).
+REPLAY_CHECK_PROGS := $(BUILD)/test/replay/thread_level $(BUILD)/test/replay/own_symbols \
+                      $(BUILD)/test/replay/allreduce_loop $(BUILD)/test/replay/release_calls
+ALL_TARGETS += $(REPLAY_CHECK_PROGS)
+check-replay: $(REPLAY_CHECK_PROGS)
+
+# Exports its land/progress_submit/nbop_create (-rdynamic), as a program
+# whose own symbols the library must not take or replace.
+$(BUILD)/test/replay/own_symbols: test/replay/own_symbols.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -rdynamic -o $@ $<
+
+# check_lsan preloads the AddressSanitizer build of the library.
+.PHONY: replay-asan-lib
+replay-asan-lib:
+	@$(MAKE) --no-print-directory SAN=asan build-asan/lib/libtnbc-replay.so > /dev/null
+check-replay: replay-asan-lib

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "land.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <malloc.h>
 #include <linux/futex.h>
@@ -10,6 +11,27 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#ifdef TNBC_TEST_HOOKS
+/* Sanitizer builds only (libreplay/module.mk): TNBC_TEST_FAIL_ALLOC=N makes
+ * every N-th allocation of this file fail, so test/replay.sh can check
+ * that an allocation failure votes blocking and nothing else changes. */
+static long fail_every = -1, allocations;
+
+static int fail_now(void)
+{
+    if (fail_every < 0)
+        fail_every = tnbc_env_long("TNBC_TEST_FAIL_ALLOC", 0, 0, 1L << 30);
+    return fail_every > 0 && ++allocations % fail_every == 0;
+}
+
+static void *test_malloc(size_t n) { return fail_now() ? NULL : malloc(n); }
+static void *test_calloc(size_t n, size_t k) { return fail_now() ? NULL : calloc(n, k); }
+static void *test_realloc(void *p, size_t n) { return fail_now() ? NULL : realloc(p, n); }
+#define malloc(n) test_malloc(n)
+#define calloc(n, k) test_calloc(n, k)
+#define realloc(p, n) test_realloc(p, n)
+#endif
 
 int nbop_reduction_is_exact(MPI_Datatype t, MPI_Op op)
 {
@@ -99,6 +121,21 @@ static char *mirror(const struct tnbc_layout *l, const void *user, char **priv, 
 
 /* A new zeroed step at the end of op->steps, growing it as needed; NULL
  * when out of memory. */
+/* Grows op->steps to hold at least `cap` steps. 0 or -1. */
+static int steps_reserve(struct nbop *op, long cap)
+{
+    if (cap <= op->cap_steps)
+        return 0;
+    if (cap > INT_MAX / 2)
+        return -1;
+    struct step *s = realloc(op->steps, (size_t)cap * sizeof *s);
+    if (!s)
+        return -1;
+    op->steps = s;
+    op->cap_steps = (int)cap;
+    return 0;
+}
+
 static struct step *step_new(struct nbop *op)
 {
     if (op->nsteps == op->cap_steps) {
@@ -132,6 +169,8 @@ static int by_kind_then_prio(const void *x, const void *y)
         return a->peer - b->peer;
     return a->buf < b->buf ? -1 : a->buf > b->buf;
 }
+
+const char nbop_oom[] = "out of memory";
 
 #define TAG_SPAN 8000     /* body tags 1..TAG_SPAN; head, tail, token above */
 
@@ -257,6 +296,8 @@ void nbop_copy_sends(struct nbop *op)
     }
 }
 
+static int reserve_sends(struct nbop *op);
+
 /* alltoall(v), allgather(v), gather(v): point-to-point on the private
  * communicator, in bytes (dense datatypes only, so a block can be cut
  * anywhere); each block in parts (enum part), its body in pieces. */
@@ -322,10 +363,10 @@ static const char *per_source(struct nbop *op, const struct tnbc_profile_site *s
             goto oom;
     }
     free(cut);
-    return NULL;
+    return reserve_sends(op) == 0 ? NULL : nbop_oom;
 oom:
     free(cut);
-    return "out of memory";
+    return nbop_oom;
 }
 
 /* Send steps for the block to `dst`: `bytes` from `at`, cut as it asked. */
@@ -360,6 +401,79 @@ static int add_token(struct nbop *op, enum step_kind kind, int peer, int prio)
     return 0;
 }
 
+/* The bytes this rank sends to `dst` (0: none) and where they start in
+ * elements of the send type. */
+static long send_block(const struct nbop *op, int dst, int ssize, long *displ)
+{
+    const struct tnbc_args *a = &op->a;
+    long count;
+    *displ = 0;
+    if ((a->root >= 0 && dst != a->root) || dst == op->self_sub)
+        return 0;
+    if (a->op == TNBC_ALLTOALL) {
+        count = a->scount;
+        *displ = (long)dst * a->scount;
+    } else if (a->op == TNBC_ALLTOALLV) {
+        count = a->scounts[dst];
+        *displ = a->sdispls[dst];
+    } else {
+        count = a->scount;
+    }
+    return count > 0 ? count * ssize : 0;
+}
+
+/* Per-source operations: room for every step nbop_plan_sends may add, and
+ * the request arrays, allocated before the ranks agree (an allocation
+ * failure then votes blocking). The receivers choose the cut; this bound
+ * assumes they cut as this rank would (same page size and TNBC_PIECE), and
+ * nbop_plan_sends still grows the arrays if one asks for more pieces. */
+static int reserve_sends(struct nbop *op)
+{
+    const struct tnbc_args *a = &op->a;
+    long page = (long)tnbc_page_size(), want = nbop_piece_bytes, extra = 2;   /* tokens */
+    int ssize = 0;
+    if (a->sendbuf != MPI_IN_PLACE && PMPI_Type_size(a->stype, &ssize) == MPI_SUCCESS) {
+        for (int dst = 0; dst < op->layout.comm_size; dst++) {
+            long displ, bytes = send_block(op, dst, ssize, &displ);
+            if (bytes == 0)
+                continue;
+            long piece = want > 0 ? (want + page - 1) / page * page : bytes;
+            long n = bytes / (piece > 0 ? piece : 1) + 2;
+            extra += 2 + (n < PIECES_MAX ? n : PIECES_MAX);
+        }
+    }
+    long cap = (long)op->nsteps + extra;
+    if (steps_reserve(op, cap) != 0)
+        return -1;
+    op->reqs = malloc((size_t)cap * sizeof *op->reqs);
+    op->completed = malloc((size_t)cap * sizeof *op->completed);
+    op->cap_reqs = op->reqs && op->completed ? (int)cap : 0;
+    return op->cap_reqs ? 0 : -1;
+}
+
+/* Orders the steps and allocates their request arrays. Called exactly
+ * once per op: by nbop_create for chunked operations, by nbop_plan_sends
+ * for per-source ones (calling it twice leaked the first arrays). */
+static int finish_plan(struct nbop *op)
+{
+    assert(!op->planned);
+    op->planned = 1;
+    qsort(op->steps, (size_t)op->nsteps, sizeof *op->steps, by_kind_then_prio);
+    op->remaining = op->nsteps;
+    if (op->nsteps > op->cap_reqs) {   /* not reserved, or a receiver asked for more */
+        free(op->reqs);
+        free(op->completed);
+        op->reqs = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->reqs);
+        op->completed = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->completed);
+        op->cap_reqs = op->nsteps;
+    }
+    if (!op->reqs || !op->completed)
+        return -1;
+    for (int i = 0; i < op->nsteps; i++)
+        op->reqs[i] = MPI_REQUEST_NULL;
+    return 0;
+}
+
 int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
 {
     const struct tnbc_args *a = &op->a;
@@ -368,7 +482,7 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
     MPI_Aint sext;
 
     if (!op->per_source)
-        goto done;
+        return 0;        /* chunk steps: planned once, by nbop_create */
     /* Every rank of a node takes part in its token chain, whether or not it
      * sends anything itself (a root gathering in place sends nothing). */
     int same_schedule = 1;
@@ -386,20 +500,7 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
     PMPI_Type_size(a->stype, &ssize);
     sext = nbop_extent(a->stype);
     for (int dst = 0; dst < p; dst++) {
-        long count, displ;
-        if ((a->root >= 0 && dst != a->root) || dst == op->self_sub)
-            continue;
-        if (a->op == TNBC_ALLTOALL) {
-            count = a->scount;
-            displ = (long)dst * a->scount;
-        } else if (a->op == TNBC_ALLTOALLV) {
-            count = a->scounts[dst];
-            displ = a->sdispls[dst];
-        } else {
-            count = a->scount;
-            displ = 0;
-        }
-        long bytes = count * ssize;
+        long displ, bytes = send_block(op, dst, ssize, &displ);
         if (bytes == 0)
             continue;
         if (pieces_check(&got[dst].cut, bytes) != 0)
@@ -408,15 +509,7 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
             return -1;
     }
 done:
-    qsort(op->steps, (size_t)op->nsteps, sizeof *op->steps, by_kind_then_prio);
-    op->remaining = op->nsteps;
-    op->reqs = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->reqs);
-    op->completed = malloc((size_t)(op->nsteps ? op->nsteps : 1) * sizeof *op->completed);
-    if (!op->reqs || !op->completed)
-        return -1;
-    for (int i = 0; i < op->nsteps; i++)
-        op->reqs[i] = MPI_REQUEST_NULL;
-    return 0;
+    return finish_plan(op);
 }
 
 int nbop_step_tag(const struct nbop *op, const struct step *s)
@@ -498,20 +591,20 @@ static const char *chunked(struct nbop *op, const struct tnbc_profile_site *site
         int keep = !dense(a->rtype) || a->sendbuf == MPI_IN_PLACE;
         op->vrecv = mirror(&op->layout.recv, a->recvbuf, &op->shadow, keep);
         if (!op->vrecv)
-            return "out of memory";
+            return nbop_oom;
     }
     if (op->layout.send.nsub) {
         const void *src = a->op == TNBC_BCAST ? a->recvbuf : a->sendbuf;
         op->vsend = mirror(&op->layout.send, src, &op->sendcopy, 1);
         if (!op->vsend)
-            return "out of memory";
+            return nbop_oom;
     }
     MPI_Aint ext = nbop_extent(a->rtype);
     for (int c = 0; c < k; c++) {
         struct step *s = step_new(op);
         int prio = tnbc_profile_recv_prio(site, me, c);
         if (!s || n[c] > INT_MAX)
-            return !s ? "out of memory" : "a chunk of 2^31 elements or more";
+            return !s ? nbop_oom : "a chunk of 2^31 elements or more";
         *s = (struct step){ .kind = STEP_CHUNK, .sub = op->layout.recv.nsub ? c : -1, .peer = c,
                             .prio = prio < 0 ? INT_MAX : prio,
                             .buf = op->vrecv ? op->vrecv + first[c] * ext : op->vsend + first[c] * ext,
@@ -666,7 +759,7 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
 
     *why = NULL;
     if (!op) {
-        *why = "out of memory";
+        *why = nbop_oom;
         return NULL;
     }
     op->a = *a;
@@ -699,7 +792,7 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
     if (!*why) {
         op->sub_done = calloc((size_t)(nsub ? nsub : 1), sizeof *op->sub_done);
         if (!op->sub_done)
-            *why = "out of memory";
+            *why = nbop_oom;
     }
     if (*why) {
         nbop_free(op);
@@ -713,8 +806,8 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
             atomic_store(&op->sub_done[op->steps[i].sub], 0);
     if (op->self_piece >= 0)
         atomic_store(&op->sub_done[op->self_piece], 0);
-    if (!op->per_source && nbop_plan_sends(op, NULL) != 0) {   /* chunk steps: just order them */
-        *why = "out of memory";
+    if (!op->per_source && finish_plan(op) != 0) {   /* chunk steps: just order them */
+        *why = nbop_oom;
         nbop_free(op);
         return NULL;
     }
@@ -725,6 +818,16 @@ void nbop_free(struct nbop *op)
 {
     if (!op)
         return;
+    unsigned st = atomic_load(&op->state);
+    assert(st == NBOP_PLANNED || st == NBOP_DONE);
+    if (st == NBOP_PLANNED && op->guard.armed) {
+        /* Never submitted: nothing will land; the blocking call that
+         * follows writes the buffer. Waiters must not wait for data. */
+        int nsub = nbop_guard_layout(op)->nsub;
+        for (int i = 0; i < nsub; i++)
+            nbop_sub_complete(op, i);
+        tnbc_guard_disarm(&op->guard, TNBC_REL_REUSE);
+    }
     tnbc_layout_free(&op->layout);
     pool_put(op->shadow);
     pool_put(op->sendcopy);
@@ -748,4 +851,43 @@ void nbop_wait_sub(struct nbop *op, int sub)
 {
     while (!atomic_load(&op->sub_done[sub]))
         syscall(SYS_futex, &op->sub_done[sub], FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+}
+
+void nbop_set_state(struct nbop *op, enum nbop_state from, enum nbop_state to)
+{
+    unsigned was = atomic_exchange(&op->state, (unsigned)to);
+    assert(was == (unsigned)from && to == from + 1);
+    (void)was;
+    (void)from;
+    syscall(SYS_futex, &op->state, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+void nbop_wait_retired(struct nbop *op)
+{
+    unsigned st;
+    while ((st = atomic_load(&op->state)) < NBOP_RETIRED)
+        syscall(SYS_futex, &op->state, FUTEX_WAIT_PRIVATE, st, NULL, NULL, 0);
+}
+
+static void retire(struct nbop *op)
+{
+    tnbc_guard_disarm(&op->guard, TNBC_REL_DONE);   /* no-op when never armed */
+    nbop_set_state(op, NBOP_IN_FLIGHT, NBOP_RETIRED);
+}
+
+void nbop_pickup(struct nbop *op)
+{
+    int nsub = nbop_guard_layout(op)->nsub;
+    op->subs_left = 0;
+    for (int i = 0; i < nsub; i++)
+        op->subs_left += !atomic_load(&op->sub_done[i]);
+    if (op->subs_left == 0)
+        retire(op);
+}
+
+void nbop_sub_landed(struct nbop *op)
+{
+    assert(op->subs_left > 0);
+    if (--op->subs_left == 0)
+        retire(op);
 }

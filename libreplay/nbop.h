@@ -1,5 +1,30 @@
 /* A transformed (early-returning) collective call in flight.
  *
+ * Lifecycle (op->state; one owner at a time, nbop_set_state asserts each
+ * transition):
+ *
+ *     NBOP_PLANNED ----(agreement says blocking)----> nbop_free
+ *          |  application thread: plan sends, arm the receive guard,
+ *          |  copy sends, land its own block
+ *          v  progress_submit: the op and its guard pass to the progress thread
+ *     NBOP_IN_FLIGHT   progress thread posts steps, lands sub-messages and
+ *          |           opens them; the fault handler and release wrappers
+ *          |           only wait for sub_done[] and open sub-messages
+ *          v  the last guard sub-message has landed: the progress thread
+ *          |  disarms the guard (its range leaves the index)
+ *     NBOP_RETIRED     no page of the call is guarded any more; sends or
+ *          |           chunk collectives may still be in flight
+ *          v  every step done
+ *     NBOP_DONE        on the done list; the application thread reaps it
+ *                      (accounts and nbop_free)
+ *
+ * Invariants: the guard is armed only in PLANNED (after arm) and IN_FLIGHT;
+ * after submission only the progress thread disarms it; only the
+ * application thread frees an op, and only a PLANNED or DONE one. A new
+ * call whose pages meet a live guard waits for that op to reach RETIRED
+ * (nbop_wait_retired) before arming its own guard, so a finished call's
+ * ranges never block the next call on the same pages.
+ *
  * The call is a schedule in the LibNBC sense, kept as data: receive steps
  * (one per sub-message, landing in a private shadow of the receive buffer),
  * send steps (from a private copy of the send buffer, so the caller may
@@ -56,7 +81,11 @@ struct step {
     int posted, done;
 };
 
+enum nbop_state { NBOP_PLANNED, NBOP_IN_FLIGHT, NBOP_RETIRED, NBOP_DONE };
+
 struct nbop {
+    atomic_uint state;             /* enum nbop_state; a futex word */
+    int subs_left;                 /* progress thread: guard sub-messages not landed */
     struct tnbc_args a;
     struct tnbc_call_layout layout;
     struct tnbc_layout pieces;     /* per-source: the receive side cut in pieces */
@@ -67,8 +96,10 @@ struct nbop {
     char *vrecv, *vsend;           /* recvbuf / sendbuf as seen inside them */
     int nsteps, cap_steps;
     struct step *steps;            /* sorted: receives first, then by prio */
-    MPI_Request *reqs;             /* [nsteps] */
+    MPI_Request *reqs;             /* [nsteps] (room for cap_reqs) */
     int *completed;                /* [nsteps] MPI_Testsome's indices */
+    int cap_reqs;
+    int planned;                   /* steps ordered, arrays ready (once) */
     atomic_uint *sub_done;         /* futex words, one per guard sub-message */
     atomic_uint edges_left;        /* head/tail parts not landed (futex word) */
     struct edge_req *want;         /* [comm_size] this rank's requests */
@@ -122,11 +153,25 @@ void nbop_wait_edges(struct nbop *op);
 /* Called by the progress thread when receive step i has landed: counts
  * an edge part and completes the step's piece. */
 void nbop_part_landed(struct nbop *op, int i);
+/* Frees a PLANNED op (after disarming its guard) or a DONE one. */
 void nbop_free(struct nbop *op);
+/* Moves op from state `from` to `to` (asserted) and wakes waiters. */
+void nbop_set_state(struct nbop *op, enum nbop_state from, enum nbop_state to);
+/* Blocks until op has reached NBOP_RETIRED (or later). */
+void nbop_wait_retired(struct nbop *op);
+/* Progress thread: counts the guard sub-messages still to land, and
+ * retires the op (disarms its guard) when none is left. Called once at
+ * pickup and after each landed sub-message (nbop_sub_landed). */
+void nbop_pickup(struct nbop *op);
+void nbop_sub_landed(struct nbop *op);
 /* Marks guard sub-message `sub` complete and wakes waiters. */
 void nbop_sub_complete(struct nbop *op, int sub);
 /* Blocks (async-signal-safe) until guard sub-message `sub` is complete. */
 void nbop_wait_sub(struct nbop *op, int sub);
+
+/* The reason nbop_create gives when an allocation failed (so the caller
+ * can count it apart from unsupported forms). */
+extern const char nbop_oom[];
 
 /* Body pieces of about this many bytes (0: one per block). Set once at
  * start, from TNBC_PIECE. */

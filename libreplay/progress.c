@@ -26,6 +26,21 @@ static struct {
 } P = { .mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
         .idle = PTHREAD_COND_INITIALIZER };
 
+/* An MPI call of the progress thread failed: the call's data cannot
+ * arrive, and the program already went on. The blocking collective would
+ * have returned this error (or aborted, MPI's default); say which call
+ * failed and end the job rather than let the program wait forever. */
+static void mpi_failed(int rc, const char *what)
+{
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (PMPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
+        msg[0] = 0;
+    tnbc_warn("progress thread: %s failed (%s); aborting, the transformed call cannot complete",
+              what, msg);
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 static int post(struct nbop *op, int i)
 {
     struct step *s = &op->steps[i];
@@ -71,6 +86,8 @@ static int post(struct nbop *op, int i)
         break;
     }
     }
+    if (rc != MPI_SUCCESS)
+        mpi_failed(rc, "starting a step (MPI_Irecv/Isend/Ibcast/Iallreduce/Ireduce)");
     s->posted = 1;
     return rc;
 }
@@ -147,12 +164,15 @@ static void finish_step(struct nbop *op, int i)
     else
         nbop_sub_complete(op, s->sub);
     tnbc_guard_open_sub(&op->guard, s->sub);
+    nbop_sub_landed(op);      /* the last one retires the op's guard */
 }
 
 static int test_steps(struct nbop *op)
 {
     int out = 0;
-    PMPI_Testsome(op->nsteps, op->reqs, &out, op->completed, MPI_STATUSES_IGNORE);
+    int rc = PMPI_Testsome(op->nsteps, op->reqs, &out, op->completed, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS)
+        mpi_failed(rc, "MPI_Testsome");
     if (out == MPI_UNDEFINED)
         return 0;
     for (int k = 0; k < out; k++)
@@ -162,7 +182,7 @@ static int test_steps(struct nbop *op)
 
 static void complete(struct nbop *op)
 {
-    tnbc_guard_disarm(&op->guard, TNBC_REL_DONE);
+    nbop_set_state(op, NBOP_RETIRED, NBOP_DONE);   /* retired when its last sub landed */
     pthread_mutex_lock(&P.mu);
     op->next = P.done;
     P.done = op;
@@ -205,10 +225,12 @@ static void *progress_main(void *unused)
     long backoff = 1, last = (long)(tnbc_ns_now() / 1000);
     (void)unused;
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);   /* sleep 1 us past the back-off, not 50 */
+    prctl(PR_SET_NAME, "tnbc-progress", 0, 0, 0);  /* visible in /proc/PID/task/TID/comm */
     for (;;) {
         pthread_mutex_lock(&P.mu);
         while (!P.stop && !active && !P.queue)
             pthread_cond_wait(&P.wake, &P.mu);
+        struct nbop *picked = P.queue;
         if (P.queue) {
             *tail = P.queue;
             tail = P.queue_tail;
@@ -219,6 +241,8 @@ static void *progress_main(void *unused)
         pthread_mutex_unlock(&P.mu);
         if (stop)
             return NULL;
+        for (struct nbop *op = picked; op; op = op->next)
+            nbop_pickup(op);      /* nothing left to land: retired at once */
 
         int progressed = 0, chunk_gate = 1;
         for (struct nbop **pp = &active; *pp;) {
@@ -244,8 +268,12 @@ static void *progress_main(void *unused)
     }
 }
 
+int progress_running(void) { return P.running; }
+
 int progress_start(int window, long max_sleep_us)
 {
+    if (P.running)
+        return 0;
     P.window = window;
     P.max_sleep_us = max_sleep_us;
     P.queue_tail = &P.queue;

@@ -10,7 +10,15 @@
  * operations the profile turns on somewhere). Any intra-communicator
  * qualifies: its sites are told apart by shape (comm_shape.h) and it gets
  * its own private duplicates (comms.c). Anything not transformed runs the
- * real blocking collective. */
+ * real blocking collective, and its reason is counted per site
+ * (enum fallback, the summary's site.fallback).
+ *
+ * No cost when off: the thread level is raised to MPI_THREAD_MULTIPLE, the
+ * private communicators made and the agreement run only when the profile
+ * turns on a site of a module this process has loaded (decided before
+ * MPI_Init_thread from the profile, then made common to all ranks with one
+ * MPI_Allreduce at initialisation); the progress thread starts on the
+ * first call that goes early. */
 #include "callsite.h"
 #include "clock.h"
 #include "comm_shape.h"
@@ -26,6 +34,9 @@
 #include "runinfo.h"
 #include "tracedb.h"
 
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,17 +45,54 @@
 
 const char tnbc_mode_name[] = "tnbc replay";
 
+/* Why a call at a site ran blocking (counted per site, written to the
+ * summary's site.fallback as "name:count ..."; docs/schema.md). */
+enum fallback {
+    FB_OFF,            /* the profile turns the site off */
+    FB_NOT_PROFILED,   /* the site is not in the profile */
+    FB_MISMATCH,       /* size, communicator or rank differ from the profile's */
+    FB_UNSUPPORTED,    /* a form not transformed (MPI_IN_PLACE, datatype, op...) */
+    FB_NO_MEMORY,      /* an allocation failed on this rank */
+    FB_CANNOT_LAND,    /* this rank cannot write into guarded pages */
+    FB_NO_THREAD,      /* the progress thread could not be started */
+    FB_OTHER_RANK,     /* this rank could, another could not */
+    FB_TRIAL,          /* TNBC_REPLAY_TRIAL: every other call blocking */
+    FB_GUARD,          /* agreed, but the pages could not be guarded: the
+                          call waited for all its data before returning */
+    FB_AGREE_FAILED,   /* the agreement's MPI call failed */
+    FB_SMALL,          /* the receive buffer holds no whole page: nothing
+                          could overlap, the call would wait for all of it */
+    FB_COUNT
+};
+
+static const char *const fallback_names[FB_COUNT] = {
+    [FB_OFF] = "off", [FB_NOT_PROFILED] = "not-profiled", [FB_MISMATCH] = "profile-mismatch",
+    [FB_UNSUPPORTED] = "unsupported", [FB_NO_MEMORY] = "no-memory",
+    [FB_CANNOT_LAND] = "cannot-land", [FB_NO_THREAD] = "no-progress-thread",
+    [FB_OTHER_RANK] = "other-rank", [FB_TRIAL] = "trial", [FB_GUARD] = "guard-conflict",
+    [FB_AGREE_FAILED] = "agreement-failed", [FB_SMALL] = "no-whole-page",
+};
+
 struct site_stats {
     const struct tnbc_site *site;
     enum tnbc_op op;
     int64_t calls, early, total_ticks, wait_ns, bytes;
+    int64_t fallback[FB_COUNT];   /* blocking calls by reason */
     int warned;
 };
 
 static struct {
     int on;                /* a profile is loaded and the machinery runs */
+    int passive;           /* off everywhere, but counting calls for the summary */
     int can_land;          /* this rank can transform calls */
+    int loaded;            /* the profile was read (before MPI_Init_thread) */
+    int wants_on;          /* it turns on a site of a module loaded here */
+    char prof_err[TNBC_PROFILE_ERRLEN];
     struct tnbc_profile *prof;
+    struct edge_req *agree_out, *agree_got;   /* [world size] each */
+    int window;            /* progress thread settings, for its lazy start */
+    long sleep_us;
+    int thread_failed;
     int rank;
     int op_on[TNBC_OP_COUNT];
     struct tnbc_site_table stats;   /* of struct site_stats */
@@ -53,11 +101,50 @@ static struct {
     struct tnbc_db *db;
 } R;
 
-static int profile_requested(void) { return tnbc_env_str("TNBC_PROFILE", NULL) != NULL; }
+/* Is the object file named `module` (a call-site id's basename) loaded? */
+struct module_query { const char *name; size_t len; int found; };
+
+static int match_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct module_query *q = arg;
+    const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name
+                                                           : program_invocation_name;
+    const char *base = strrchr(path, '/');
+    (void)size;
+    base = base ? base + 1 : path;
+    q->found |= strlen(base) == q->len && strncmp(base, q->name, q->len) == 0;
+    return q->found;
+}
+
+static int site_module_loaded(const char *id)
+{
+    const char *plus = strchr(id, '+');
+    struct module_query q = { id, plus ? (size_t)(plus - id) : strlen(id), 0 };
+    if (q.len == 1 && id[0] == '?')
+        return 1;      /* an unresolved site: cannot tell, assume it may match */
+    dl_iterate_phdr(match_module, &q);
+    return q.found;
+}
+
+/* Reads TNBC_PROFILE once, before MPI_Init_thread: whether any of its
+ * sites that are on can be reached from this process decides the thread
+ * level. Errors are reported by tnbc_mode_init, once the rank is known. */
+static void load_profile(void)
+{
+    const char *path = tnbc_env_str("TNBC_PROFILE", NULL);
+    if (R.loaded || !path)
+        return;
+    R.loaded = 1;
+    R.prof = tnbc_profile_load(path, R.prof_err, sizeof R.prof_err);
+    for (int i = 0; R.prof && i < R.prof->nsites && !R.wants_on; i++)
+        R.wants_on = R.prof->sites[i].on && tnbc_op_from_name(R.prof->sites[i].op) >= 0 &&
+                     site_module_loaded(R.prof->sites[i].site);
+}
 
 int tnbc_mode_thread_level(int required)
 {
-    return profile_requested() ? MPI_THREAD_MULTIPLE : required;
+    load_profile();
+    return R.wants_on && required < MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
 }
 
 static void open_summary(void)
@@ -72,29 +159,60 @@ static void open_summary(void)
 
 static void drain(void);
 
-int tnbc_mode_init(int provided)
+/* Every rank must take part in the agreement or none: one MPI_Allreduce
+ * over what each rank's profile asks for (a rank may not have loaded the
+ * module of a site) and whether it could set itself up. Returns 1 when the
+ * machinery runs on every rank. */
+static int all_ranks_on(int provided)
 {
-    const char *path = tnbc_env_str("TNBC_PROFILE", NULL), *why = NULL;
-    char err[TNBC_PROFILE_ERRLEN];
-
-    PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
-    if (!path)
-        return 0;         /* pass-through */
-    R.prof = tnbc_profile_load(path, err, sizeof err);
-    if (!R.prof) {
-        if (R.rank == 0)
-            tnbc_warn("%s; every collective runs blocking", err);
+    int world = 0, mine[2], all[2];
+    PMPI_Comm_size(MPI_COMM_WORLD, &world);
+    R.agree_out = malloc((size_t)world * sizeof *R.agree_out);
+    R.agree_got = malloc((size_t)world * sizeof *R.agree_got);
+    mine[0] = R.wants_on;
+    mine[1] = !R.agree_out || !R.agree_got;
+    if (PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        tnbc_warn("cannot agree on the profile at start; every collective runs blocking");
         return 0;
     }
+    if (all[0] && all[1] && R.rank == 0)
+        tnbc_warn("out of memory at start on some rank; every collective runs blocking");
+    if (!all[0] || all[1])
+        return 0;
     if (provided < MPI_THREAD_MULTIPLE) {
-        if (R.rank == 0)
-            tnbc_warn("MPI_THREAD_MULTIPLE is not available (got level %d); every collective runs blocking",
-                      provided);
-        return 0;
+        /* Still votes (no) in every agreement, so the others are not left waiting. */
+        tnbc_warn("MPI_THREAD_MULTIPLE is not available (got level %d); collectives on this rank run blocking",
+                  provided);
+        R.can_land = 0;
+        return 1;
     }
+    const char *why = NULL;
     R.can_land = land_init(&why) == 0;
     if (!R.can_land)
         tnbc_warn("%s; collectives on this rank run blocking", why);
+    return 1;
+}
+
+int tnbc_mode_init(int provided)
+{
+    PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
+    load_profile();
+    if (!tnbc_env_str("TNBC_PROFILE", NULL))
+        return 0;         /* pass-through */
+    if (!R.prof && R.rank == 0)
+        tnbc_warn("%s; every collective runs blocking", R.prof_err);
+    if (!all_ranks_on(provided)) {
+        /* Off everywhere: exactly as without tnbc (no thread, no agreement).
+         * With a summary asked for, the calls are still counted per site,
+         * all blocking with their reason (passive: a hash probe per call). */
+        free(R.agree_out);
+        free(R.agree_got);
+        R.agree_out = R.agree_got = NULL;
+        if (R.prof)
+            open_summary();
+        R.passive = R.db != NULL;
+        return R.passive;
+    }
     for (int i = 0; i < R.prof->nsites; i++) {
         int op = tnbc_op_from_name(R.prof->sites[i].op);
         if (op >= 0 && R.prof->sites[i].on)
@@ -105,15 +223,25 @@ int tnbc_mode_init(int provided)
     R.trial = tnbc_env_bool("TNBC_REPLAY_TRIAL", 0);
     nbop_node_schedule = tnbc_env_bool("TNBC_NODE_SCHEDULE", 1);
     nbop_piece_bytes = tnbc_env_long("TNBC_PIECE", nbop_piece_bytes, 0, 1L << 30);
-    int window = (int)tnbc_env_long("TNBC_WINDOW", 8, 1, 1024);
-    long sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
-    if (progress_start(window, sleep_us) != 0) {
-        tnbc_warn("cannot start the progress thread; every collective runs blocking");
-        R.can_land = 0;
-    }
+    R.window = (int)tnbc_env_long("TNBC_WINDOW", 8, 1, 1024);
+    R.sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
     open_summary();
     R.on = 1;
     return 1;
+}
+
+/* The progress thread, started on the first call that may go early. */
+static int ensure_progress_thread(void)
+{
+    if (progress_running())
+        return 0;
+    if (R.thread_failed || progress_start(R.window, R.sleep_us) != 0) {
+        if (!R.thread_failed)
+            tnbc_warn("cannot start the progress thread; collectives on this rank run blocking");
+        R.thread_failed = 1;
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- accounting ---------------------------------------------------------- */
@@ -226,44 +354,69 @@ static void release_reused(const struct tnbc_args *a)
     tnbc_layout_free(&l);
 }
 
-static int blocking(const struct tnbc_args *a, struct site_stats *st, int trial_row)
+/* A call that runs blocking: the real collective, counted under `why`
+ * (FB_COUNT: not counted, e.g. a communicator replay does not handle). */
+static int blocking(const struct tnbc_args *a, struct site_stats *st, enum fallback why)
 {
     uint64_t t0 = tnbc_ticks();
     release_reused(a);
     int rc = tnbc_pmpi_collective(a);
     if (st) {
         uint64_t t1 = tnbc_ticks();
-        if (trial_row)
+        if (why == FB_TRIAL)
             record_blocking(a, st, st->calls, t0, t1);
         st->calls++;
+        if (why < FB_COUNT)
+            st->fallback[why]++;
         st->total_ticks += (int64_t)(t1 - t0);
     }
     return rc;
 }
 
-/* This rank's candidate for an early return, or NULL with a reason. */
+/* A receive side with nothing to guard would make the call wait for all
+ * its data (a rank with no receive buffer, e.g. a non-root of gather, has
+ * nothing to wait for and may go early). */
+static int has_whole_page(const struct tnbc_layout *l)
+{
+    uintptr_t ps = tnbc_page_size();
+    if (!l->nsub || !l->span)
+        return 1;
+    uintptr_t lo = ((uintptr_t)l->base + ps - 1) & ~(ps - 1);
+    uintptr_t hi = ((uintptr_t)l->base + l->span) & ~(ps - 1);
+    return lo < hi;
+}
+
+/* This rank's candidate for an early return, or NULL with a reason (*why
+ * for the one-time message, *fb for the count). */
 static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site *site,
                               struct comm_priv *cp, const struct tnbc_profile_site **ps,
-                              const char **why, struct tnbc_args *scratch, void **ipcopy)
+                              const char **why, enum fallback *fb,
+                              struct tnbc_args *scratch, void **ipcopy)
 {
     static char msg[TNBC_PROFILE_ERRLEN];
     struct tnbc_call_layout l;
     *ps = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op));
     if (!*ps || !(*ps)->on) {
         *why = *ps ? (*ps)->reason : "site not in the profile";
+        *fb = *ps ? FB_OFF : FB_NOT_PROFILED;
         return NULL;
     }
     if (!R.can_land) {
         *why = "this rank cannot land data in guarded pages";
+        *fb = FB_CANNOT_LAND;
         return NULL;
     }
     int in_place = inplace_args(a, scratch, ipcopy, why);
-    if (in_place < 0)
+    if (in_place < 0) {
+        *fb = FB_UNSUPPORTED;
         return NULL;
+    }
     if (in_place)
         a = scratch;      /* the out-of-place equivalent (inplace.h) */
-    if (tnbc_layout_build(a, (*ps)->chunks > 0 ? (*ps)->chunks : 1, &l, why) != 0)
+    if (tnbc_layout_build(a, (*ps)->chunks > 0 ? (*ps)->chunks : 1, &l, why) != 0) {
+        *fb = FB_UNSUPPORTED;
         return NULL;
+    }
     int64_t block = tnbc_op_is_chunked(a->op) ? (int64_t)(l.recv.nsub ? l.recv.bytes : l.send.bytes)
                                               : l.recv.nsub ? l.recv.block_bytes : (*ps)->block_bytes;
     if (a->rcounts)
@@ -272,9 +425,24 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
     tnbc_layout_free(&l);
     if (mismatch) {
         *why = msg;
+        *fb = FB_MISMATCH;
         return NULL;
     }
-    return nbop_create(a, *ps, cp->data, 1 + cp->seq % 8000, why);
+    if (ensure_progress_thread() != 0) {
+        *why = "the progress thread could not be started";
+        *fb = FB_NO_THREAD;
+        return NULL;
+    }
+    struct nbop *op = nbop_create(a, *ps, cp->data, 1 + cp->seq % 8000, why);
+    if (!op)
+        *fb = *why == nbop_oom ? FB_NO_MEMORY : FB_UNSUPPORTED;
+    else if (!has_whole_page(nbop_guard_layout(op))) {
+        nbop_free(op);
+        *why = "the receive buffer holds no whole page";
+        *fb = FB_SMALL;
+        return NULL;
+    }
+    return op;
 }
 
 
@@ -282,22 +450,23 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
  * every rank tells every other whether it can transform the call and, for
  * per-source operations, how that rank's block must be cut for its edge
  * pages, and which node schedule it would follow. One small MPI_Alltoall
- * on a private communicator. Returns 1 when
- * every rank voted yes; `got` then holds what each rank asked of this one. */
-static int agree(struct nbop *op, int p, struct edge_req *got, MPI_Comm agree_comm)
+ * on a private communicator, over buffers allocated at start (so nothing
+ * here can run out of memory). Returns 1 when every rank voted yes;
+ * R.agree_got then holds what each rank asked of this one. */
+static int agree(struct nbop *op, int p, MPI_Comm agree_comm)
 {
-    struct edge_req *out = malloc((size_t)p * sizeof *out);
+    struct edge_req *out = R.agree_out, *got = R.agree_got;
     int all = op != NULL;
-    if (!out) {
-        tnbc_warn("out of memory while agreeing on a collective");
-        PMPI_Abort(MPI_COMM_WORLD, 1);
-    }
     for (int i = 0; i < p; i++)
         out[i] = op && op->want ? op->want[i] : (struct edge_req){ .vote = op != NULL };
-    PMPI_Alltoall(out, EDGE_REQ_INTS, MPI_INT, got, EDGE_REQ_INTS, MPI_INT, agree_comm);
+    int rc = PMPI_Alltoall(out, EDGE_REQ_INTS, MPI_INT, got, EDGE_REQ_INTS, MPI_INT, agree_comm);
+    if (rc != MPI_SUCCESS) {
+        static int warned;
+        tnbc_warn_once(warned, "the agreement on a collective failed (MPI error %d); it runs blocking", rc);
+        return -1;
+    }
     for (int i = 0; i < p; i++)
         all &= got[i].vote == 1;
-    free(out);
     return all;
 }
 
@@ -317,6 +486,42 @@ static int *unguarded_subs(struct nbop *op, int armed, int *n)
     return list;
 }
 
+/* Retiring earlier calls: every op whose guard meets [a, b) is waited for
+ * until it has reached NBOP_RETIRED (its data landed, its guard gone from
+ * the index), so that this call's guard can be armed on the same pages.
+ * Ops stay allocated until this thread reaps them, so the pointers
+ * collected under the index's pin stay valid while we wait. */
+#define RETIRE_BATCH 16
+struct retire_list { struct nbop *op[RETIRE_BATCH]; int n, more; };
+
+static void collect_live(struct tnbc_range_obj *obj, void *arg)
+{
+    struct retire_list *l = arg;
+    struct nbop *op = ((struct tnbc_guard *)obj)->user;
+    if (l->n < RETIRE_BATCH)
+        l->op[l->n++] = op;
+    else
+        l->more = 1;
+}
+
+static void retire_overlapping(const struct tnbc_layout *lay)
+{
+    if (!lay->base || !lay->span || !tnbc_guard_active())
+        return;
+    uintptr_t ps = tnbc_page_size();
+    uintptr_t a = (uintptr_t)lay->base & ~(ps - 1);
+    uintptr_t b = ((uintptr_t)lay->base + lay->span + ps - 1) & ~(ps - 1);
+    struct retire_list l;
+    do {
+        l.n = l.more = 0;
+        tnbc_range_each(a, b, collect_live, &l);
+        progress_urgent(1);
+        for (int i = 0; i < l.n; i++)
+            nbop_wait_retired(l.op[i]);
+        progress_urgent(-1);
+    } while (l.more);
+}
+
 static void arm(struct nbop *op, int *armed)
 {
     op->guard.layout = nbop_guard_layout(op);
@@ -324,27 +529,50 @@ static void arm(struct nbop *op, int *armed)
     op->guard.flags = GUARD_WAIT_NEIGHBOURS;
     op->guard.hook = on_guard_event;
     op->guard.user = op;
+    retire_overlapping(op->guard.layout);
     *armed = op->guard.layout->nsub && tnbc_guard_arm(&op->guard) > 0;
     for (int i = 0; *armed && i < op->guard.layout->nsub; i++)
         if (atomic_load(&op->sub_done[i]))
             tnbc_guard_open_sub(&op->guard, i);
 }
 
+/* Was anything of the receive side left unguarded that is not an edge?
+ * Then the call waited for all its data: it did not return early. */
+static int waited_for_all(const struct nbop *op, int armed)
+{
+    return !armed && nbop_guard_layout(op)->nsub > 0 && nbop_guard_layout(op)->span > 0;
+}
+
+static void warn_blocking(struct site_stats *st, const struct tnbc_site *site, enum tnbc_op opk,
+                          const char *why)
+{
+    if (!st || st->warned)
+        return;
+    st->warned = 1;
+    tnbc_warn("%s at %s runs blocking: %s", tnbc_op_name(opk), site->id, why);
+}
+
 int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
 {
     const struct tnbc_profile_site *ps = NULL;
     const char *why = NULL;
+    enum fallback fb = FB_OFF;
     int p = 0, armed;
     struct tnbc_args ip_args;
     void *ip_copy = NULL;     /* an in-place call's send data, until it returns */
 
+    if (R.passive) {
+        const struct tnbc_site *site = tnbc_site_on(caller, a->comm);
+        const struct tnbc_profile_site *off = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op));
+        return blocking(a, stats_for(site, a->op), off ? FB_OFF : FB_NOT_PROFILED);
+    }
     if (!R.on || !R.op_on[a->op])
-        return blocking(a, NULL, 0);
+        return blocking(a, NULL, FB_COUNT);
     struct comm_priv *cp = comms_get(a->comm, &why);
     if (!cp) {
         static int warned;
         tnbc_warn_once(warned, "collectives on %s run blocking", why);
-        return blocking(a, NULL, 0);
+        return blocking(a, NULL, FB_COUNT);
     }
     reap();
     PMPI_Comm_size(a->comm, &p);
@@ -355,32 +583,27 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
      * ranks run it blocking (the agreement keeps them together). */
     int trial_off = R.trial && st && st->calls % 2 == 1 &&
                     (ps = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op))) && ps->on;
-    struct nbop *op = trial_off ? NULL : candidate(a, site, cp, &ps, &why, &ip_args, &ip_copy);
+    struct nbop *op = trial_off ? NULL : candidate(a, site, cp, &ps, &why, &fb, &ip_args, &ip_copy);
+    if (trial_off)
+        fb = FB_TRIAL;
     phase_end(&clock, PHASE_CANDIDATE);
-    struct edge_req *got = malloc((size_t)p * sizeof *got);
-    if (!got) {
-        tnbc_warn("out of memory while agreeing on a collective");
-        PMPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    int all = agree(op, p, got, cp->agree);
+    int all = agree(op, p, cp->agree);
     phase_end(&clock, PHASE_AGREE);
     cp->seq++;
-    if (all && nbop_plan_sends(op, got) != 0) {
+    if (all == 1 && nbop_plan_sends(op, R.agree_got) != 0) {
         static int warned;
         tnbc_warn_once(warned, "%s at %s: block sizes differ between sender and receiver",
                        tnbc_op_name(a->op), site->id);
         PMPI_Abort(MPI_COMM_WORLD, 1);   /* the blocking collective would fail too */
     }
-    free(got);
-    if (!all) {
-        if (st && !st->warned && ps && ps->on && !trial_off) {
-            st->warned = 1;
-            tnbc_warn("%s at %s runs blocking: %s", tnbc_op_name(a->op), site->id,
-                      op ? "another rank cannot transform it" : why);
-        }
+    if (all != 1) {
+        if (op)
+            fb = all < 0 ? FB_AGREE_FAILED : FB_OTHER_RANK;
+        if (ps && ps->on && !trial_off)
+            warn_blocking(st, site, a->op, op ? "another rank cannot transform it" : why);
         nbop_free(op);
         free(ip_copy);
-        return blocking(a, st, trial_off);
+        return blocking(a, st, fb);
     }
     tnbc_guard_release_layout(&op->layout, TNBC_REL_REUSE);
     phase_end(&clock, PHASE_PLAN);
@@ -390,7 +613,8 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     /* The count of all calls at the site, blocking ones included (as in
      * the trace), so that a gap in the recorded calls shows as one. */
     op->invocation = st ? st->calls : 0;
-    op->record = st && st->early < R.record_max;
+    int early = !waited_for_all(op, armed);
+    op->record = early && st && st->early < R.record_max;
     int nwait;
     int *wait = unguarded_subs(op, armed, &nwait);
     phase_end(&clock, PHASE_ARM);
@@ -404,6 +628,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     if (op->per_source)
         nbop_land_self(op);
     phase_end(&clock, PHASE_LAND_SELF);
+    nbop_set_state(op, NBOP_PLANNED, NBOP_IN_FLIGHT);
     progress_submit(op);
     if (!wait)
         progress_quiesce();        /* out of memory: complete everything */
@@ -416,15 +641,25 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     progress_urgent(-1);
     free(wait);
     phase_end(&clock, PHASE_EDGES);
-    phase_call_done();
     free(ip_copy);            /* copied into the call's private memory by now */
-    op->return_tick = clock;
-    if (st) {
-        st->calls++;
-        st->early++;
-        st->total_ticks += (int64_t)(op->return_tick - entry);
-        st->bytes += (int64_t)op->layout.recv.bytes;
+    early &= wait != NULL;
+    uint64_t ret = clock;
+    op->return_tick = ret;
+    /* After submission the op belongs to the progress thread: only what
+     * this thread set before is read from here on. */
+    if (!st)
+        return MPI_SUCCESS;
+    st->calls++;
+    st->total_ticks += (int64_t)(ret - entry);
+    if (!early) {
+        /* It ran to completion before returning: say so, not "early". */
+        st->fallback[wait ? FB_GUARD : FB_NO_MEMORY]++;
+        warn_blocking(st, site, a->op, wait ? "its pages could not be guarded" : "out of memory");
+        return MPI_SUCCESS;
     }
+    phase_call_done();
+    st->early++;
+    st->bytes += (int64_t)op->layout.recv.bytes;
     return MPI_SUCCESS;
 }
 
@@ -445,6 +680,21 @@ void tnbc_mode_quiesce(MPI_Comm *comm)
     drain();
 }
 
+/* "reason:count ..." of a site's blocking calls, in enum order. */
+static void fallback_text(const struct site_stats *s, char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (int k = 0; k < FB_COUNT && n < len; k++)
+        if (s->fallback[k]) {
+            int w = snprintf(out + n, len - n, "%s%s:%lld", n ? " " : "", fallback_names[k],
+                             (long long)s->fallback[k]);
+            if (w < 0)
+                break;
+            n += (size_t)w;
+        }
+}
+
 static void write_summary(void)
 {
     if (!R.db)
@@ -452,14 +702,17 @@ static void write_summary(void)
     tnbc_db_begin(R.db);
     for (int i = 0; i < R.stats.nrows; i++) {
         struct site_stats *s = stats_at(i);
+        char fallback[256];
         if (!s->site)
             continue;
+        fallback_text(s, fallback, sizeof fallback);
         struct tnbc_site_row row = {
             .rank = R.rank, .site = s->site->id, .module = s->site->module,
             .symbol = s->site->symbol, .op = tnbc_op_name(s->op), .offset = s->site->offset,
             .shape = tnbc_site_shape(s->site),
             .calls = s->calls, .traced = s->early,
             .total_ns = (int64_t)tnbc_ticks_to_ns((uint64_t)s->total_ticks), .bytes = s->bytes,
+            .fallback = fallback,
         };
         tnbc_db_site(R.db, &row);
     }
@@ -471,6 +724,12 @@ static void write_summary(void)
 
 void tnbc_mode_finalize(void)
 {
+    if (R.passive) {
+        write_summary();
+        tnbc_profile_free(R.prof);
+        R.prof = NULL;
+        R.passive = 0;
+    }
     if (!R.on)
         return;
     progress_stop();
@@ -479,5 +738,9 @@ void tnbc_mode_finalize(void)
     phase_report(R.rank);
     comms_finalize();
     tnbc_profile_free(R.prof);
+    free(R.agree_out);
+    free(R.agree_got);
+    R.prof = NULL;
+    R.agree_out = R.agree_got = NULL;
     R.on = 0;
 }

@@ -4,9 +4,9 @@ TRACE_LIB  := $(BUILD)/lib/libtnbc-trace.so
 TRACE_OBJS := $(call objs,,libtrace/trace.c libtrace/event_ring.c)
 MERGE_BIN  := $(BUILD)/bin/tnbc-merge
 
-$(TRACE_LIB): $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(TRACE_OBJS)
+$(TRACE_LIB): $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(TRACE_OBJS) core/exports.map
 	@mkdir -p $(dir $@)
-	$(MPICC) -shared -o $@ $^ $(LDFLAGS) $(CORE_LIBS)
+	$(MPICC) -shared -o $@ $(filter-out %.map,$^) $(LDFLAGS) -Wl,--version-script=core/exports.map $(CORE_LIBS)
 
 $(MERGE_BIN): $(call objs,,libtrace/merge.c) $(BUILD)/core/tracedb_schema.o
 	@mkdir -p $(dir $@)
