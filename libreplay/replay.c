@@ -253,6 +253,10 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
     }
     if (tnbc_layout_build(a, (*ps)->chunks > 0 ? (*ps)->chunks : 1, &l, why) != 0)
         return NULL;
+    if (!tnbc_call_transformable(a, &l, why)) {
+        tnbc_layout_free(&l);
+        return NULL;
+    }
     int64_t block = tnbc_op_is_chunked(a->op) ? (int64_t)(l.recv.nsub ? l.recv.bytes : l.send.bytes)
                                               : l.recv.nsub ? l.recv.block_bytes : (*ps)->block_bytes;
     if (a->rcounts)
