@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -46,7 +47,8 @@ static struct {
     struct traced_call *live;
     struct tnbc_site_table stats;   /* of struct site_stats */
     unsigned long dropped_reported;
-} T;
+    pthread_mutex_t lock;     /* one writer of all the above at a time */
+} T = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 int tnbc_mode_thread_level(int required) { return required; }
 
@@ -269,8 +271,14 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     if (!T.on)
         return tnbc_pmpi_collective(a);
     /* The trace's own work before and after the real call is not the
-     * program's: it is taken out of program time (clock.h). */
+     * program's: it is taken out of program time (clock.h). Under
+     * MPI_THREAD_MULTIPLE several threads get here at once: the trace's
+     * state (sites, live calls, the event ring's consumer, the database's
+     * transactions) has one writer at a time, and the lock is not held
+     * across the real call (threads' collectives on different
+     * communicators must be able to run at the same time). */
     uint64_t own = tnbc_ticks();
+    pthread_mutex_lock(&T.lock);
     flush(0);
     site = tnbc_site_of(caller);
     st = stats_for(site, a->op);
@@ -293,12 +301,16 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
             tnbc_layout_free(&l);
         }
     }
+    pthread_mutex_unlock(&T.lock);
     tnbc_ticks_lost_since(own, 0);
     entry = tnbc_program_ticks();
     rc = tnbc_pmpi_collective(a);
     ret = tnbc_program_ticks();
     own = tnbc_ticks();
+    pthread_mutex_lock(&T.lock);
+    st = stats_for(site, a->op);     /* the table may have grown meanwhile */
     rc = after_call(a, site, st, tc, rc, invocation, entry, ret);
+    pthread_mutex_unlock(&T.lock);
     tnbc_ticks_lost_since(own, 0);
     return rc;
 }
@@ -312,6 +324,7 @@ void tnbc_mode_finalize(void)
 {
     if (!T.on)
         return;
+    pthread_mutex_lock(&T.lock);
     for (struct traced_call *tc = T.live; tc; tc = tc->next) {
         tnbc_guard_disarm(&tc->guard[RECV], TNBC_REL_FINALIZE);
         tnbc_guard_disarm(&tc->guard[SEND], TNBC_REL_FINALIZE);
@@ -327,4 +340,5 @@ void tnbc_mode_finalize(void)
     tnbc_db_close(T.db);
     T.db = NULL;
     T.on = 0;
+    pthread_mutex_unlock(&T.lock);
 }

@@ -3,6 +3,7 @@
  * firing during and between calls, and with raise() right after a call. */
 #include "tt.h"
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/time.h>
 
 #define N 65536
@@ -35,10 +36,12 @@ int main(int argc, char **argv)
     setitimer(ITIMER_REAL, &tv, NULL);
     for (int it = 0; it < 60; it++) {
         stable = 0;
+        atomic_signal_fence(memory_order_seq_cst);   /* no store to a[] before this */
         for (int i = 0; i < N; i++)
             a[i] = tt_rank == 0 ? it * 3 + i : 0;
         MPI_Bcast(a, N, MPI_INT, 0, MPI_COMM_WORLD);
         expect_it = it;
+        atomic_signal_fence(memory_order_seq_cst);
         stable = 1;
         raise(SIGALRM);
         for (volatile int spin = 0; spin < 20000; spin++)
