@@ -17,6 +17,8 @@ int main(int argc, char **argv)
             s[i] = tt_rank * 31 + it * 1000 + i;
         MPI_Alltoall(s, per, MPI_INT, t, per, MPI_INT, MPI_COMM_WORLD);
         int *m = mremap(t, bytes, 4 * bytes, MREMAP_MAYMOVE);
+        if (m == MAP_FAILED)
+            perror("mremap");
         tt_out("rank %d it %d mremap %016llx\n", tt_rank, it,
                m == MAP_FAILED ? 0ULL : (unsigned long long)tt_hash(m, (size_t)per * tt_size * sizeof(int)));
         if (m != MAP_FAILED)

@@ -3,16 +3,16 @@
 #include "tt.h"
 #include <pthread.h>
 
-#define N 32768
+#define N 4096
 static MPI_Comm comm[2];
-static uint64_t h[2][4];
+static uint64_t h[2][30];
 
 static void *worker(void *arg)
 {
     int w = (int)(intptr_t)arg;
     int *s = malloc(N * sizeof *s), *r = malloc(N * sizeof *r);
     int per = N / tt_size;
-    for (int it = 0; it < 4; it++) {
+    for (int it = 0; it < 30; it++) {
         for (int i = 0; i < N; i++)
             s[i] = tt_rank * 1000 + w * 100 + it + i;
         MPI_Alltoall(s, per, MPI_INT, r, per, MPI_INT, comm[w]);
@@ -43,7 +43,7 @@ int main(int argc, char **argv)
         pthread_create(&t[w], NULL, worker, (void *)(intptr_t)w);
     for (int w = 0; w < 2; w++)
         pthread_join(t[w], NULL);
-    for (int it = 0; it < 4; it++)
+    for (int it = 0; it < 30; it++)
         tt_out("rank %d it %d %016llx %016llx\n", tt_rank, it, (unsigned long long)h[0][it],
                (unsigned long long)h[1][it]);
     MPI_Comm_free(&comm[0]);
