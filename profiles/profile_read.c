@@ -538,17 +538,6 @@ static int parse_tail(struct reader *r, struct tnbc_profile_site *s)
 
 /* ---- duplicate sites: a hash set, so that reading stays linear ---------- */
 
-static uint64_t site_hash(const char *site, const char *op)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (const char *c = site; *c; c++)
-        h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
-    h = (h ^ 0xff) * 0x100000001b3ULL;       /* separator no name contains */
-    for (const char *c = op; *c; c++)
-        h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
-    return h;
-}
-
 static int seen_grow(struct reader *r, const struct tnbc_profile *p)
 {
     size_t cap = r->seencap ? 2 * r->seencap : 64;
@@ -561,7 +550,7 @@ static int seen_grow(struct reader *r, const struct tnbc_profile *p)
         int s = r->seen[i];
         if (s < 0)
             continue;
-        size_t at = site_hash(p->sites[s].site, p->sites[s].op) & (cap - 1);
+        size_t at = tnbc_profile_site_hash(p->sites[s].site, p->sites[s].op) & (cap - 1);
         while (n[at] >= 0)
             at = (at + 1) & (cap - 1);
         n[at] = s;
@@ -578,7 +567,7 @@ static int seen_insert(struct reader *r, struct tnbc_profile *p, const char *sit
 {
     if (2 * (r->nseen + 1) > r->seencap && seen_grow(r, p) < 0)
         return -1;
-    size_t at = site_hash(site, op) & (r->seencap - 1);
+    size_t at = tnbc_profile_site_hash(site, op) & (r->seencap - 1);
     for (int s; (s = r->seen[at]) >= 0; at = (at + 1) & (r->seencap - 1))
         if (s != p->nsites - 1 && strcmp(p->sites[s].site, site) == 0 &&
             strcmp(p->sites[s].op, op) == 0)
@@ -642,6 +631,10 @@ struct tnbc_profile *tnbc_profile_parse(const char *buf, size_t len, const char 
     if (parse_header(&r, p) < 0 || parse_sites(&r, p) < 0) {
         tnbc_profile_free(p);
         p = NULL;
+    } else {            /* the set of sites becomes the lookup index */
+        p->index = r.seen;
+        p->index_cap = r.seencap;
+        r.seen = NULL;
     }
     free(r.copy);
     free(r.tok);
