@@ -16,6 +16,7 @@ program access_order_f
   call get_command_argument(2, arg)
   read(arg, *) iters
   bad = 0
+  allbad = 0                                ! MPI_REDUCE sets it at the root only
   do it = 1, iters
     do b = 0, nprocs - 1
       do i = 1, blk
