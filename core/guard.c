@@ -767,11 +767,17 @@ static int parse_map_line(const char *line, struct map_ent *e)
     if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %n", &lo, &hi, perms, &inode, &path_at) < 4)
         return -1;
     const char *path = line + path_at;
-    int anon = inode == 0 && (path[0] == '\0' || path[0] == '\n' ||
-                              strncmp(path, "[heap]", 6) == 0 || strncmp(path, "[anon:", 6) == 0);
+    /* Pseudo-mappings other than the heap and named anonymous memory:
+     * [stack], [vvar], [vdso], [vsyscall]. */
+    int special = path[0] == '[' && strncmp(path, "[heap]", 6) != 0 &&
+                  strncmp(path, "[anon:", 6) != 0;
+    (void)inode;
     e->lo = lo;
     e->hi = hi;
-    e->ok = anon && perms[3] == 'p';
+    /* Private and writable: anonymous memory, or a private copy of a file
+     * (a program's .data/.bss, Fortran COMMON blocks), which nobody else
+     * writes once the receive wrote it. */
+    e->ok = !special && perms[1] == 'w' && perms[3] == 'p';
     return 0;
 }
 
@@ -908,7 +914,7 @@ int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why)
     }
     pthread_mutex_unlock(&maps.lock);
     if (rc != 1)
-        *why = "buffer not in private anonymous memory (a stack, a shared or a file mapping)";
+        *why = "buffer not in private writable memory (a stack or a shared mapping)";
     return rc == 1;
 }
 

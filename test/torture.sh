@@ -86,7 +86,7 @@ torture() { # NAME NP EXPECT
 declare -A expect=(
     [vector_holes]="blocking:derived datatype" [stack_buf]="blocking:stack"
     [type_freed]="blocking:derived datatype" [maxmin_float]="blocking:floating-point"
-    [mprotect_table]=early [shared_map]="blocking:private anonymous" [fork_child]=early
+    [mprotect_table]=early [shared_map]="blocking:shared mapping" [fork_child]=early
     [sigalrm_reader]=early [allgather_overlap]="blocking:overlaps" [blocked_reader]=early
     [sigset_handler]=early [efault]=early [threads_comms]=trace-calls:48 [thread_level]=early
     [remap]=early [two_pending]=early
