@@ -536,6 +536,21 @@ static void unblock_ours_in_handlers(void)
     }
 }
 
+/* The main thread's stack, as far as it may grow (its rlimit), so that
+ * stack buffers are refused without reading /proc/self/maps. Other
+ * threads register theirs when they start (wrap_libc.c). */
+static void register_main_stack(void)
+{
+    pthread_attr_t attr;
+    void *lo;
+    size_t size;
+    if (getpid() != (pid_t)syscall(SYS_gettid) || pthread_getattr_np(pthread_self(), &attr) != 0)
+        return;
+    if (pthread_attr_getstack(&attr, &lo, &size) == 0)
+        tnbc_guard_stack_add((uintptr_t)lo, (uintptr_t)lo + size);
+    pthread_attr_destroy(&attr);
+}
+
 static void release_all_for_fork(void)
 {
     tnbc_guard_release_range((void *)(uintptr_t)1, UINTPTR_MAX - 1, TNBC_REL_IO);
@@ -575,6 +590,7 @@ int tnbc_guard_init(void)
      * handler state worth having: every guard is lifted (data landed)
      * before the fork, in the forking thread. */
     unblock_ours_in_handlers();
+    register_main_stack();
     static int atfork_done;
     if (!atfork_done && pthread_atfork(release_all_for_fork, NULL, NULL) == 0)
         atfork_done = 1;
@@ -907,7 +923,9 @@ int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why)
     pthread_mutex_lock(&maps.lock);
     unsigned gen = atomic_load(&maps.gen);
     int rc = maps.valid && maps.read_gen == gen ? maps_cover(lo, hi) : -1;
-    if (rc < 0) {
+    /* Not found, or found unfit: read again (glibc's internal mprotect
+     * turns reserved PROT_NONE arena space writable behind our back). */
+    if (rc != 1) {
         maps.valid = read_maps() == 0;
         maps.read_gen = gen;
         rc = maps.valid ? maps_cover(lo, hi) : 0;

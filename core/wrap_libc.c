@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <poll.h>
@@ -142,6 +143,11 @@ int munmap(void *addr, size_t len)
     return rc;
 }
 
+#if !defined(__SANITIZE_THREAD__)
+/* (ThreadSanitizer intercepts mmap, mremap and pthread_create itself; our
+ * versions would go around it. Under TSan, mappings are noticed when the
+ * cached map lacks them, and thread stacks are not known.) */
+
 /* The program's own protection replaces ours: the data lands first. */
 int mprotect(void *addr, size_t len, int prot)
 {
@@ -166,6 +172,38 @@ void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
     return mmap(addr, len, prot, flags, fd, (off_t)off);
 }
 
+/* mremap needs its old range to be one kernel mapping (VMA). Guarding
+ * splits a buffer's mapping by protection, and the pieces do not always
+ * merge again once opened (each piece first written while its neighbours
+ * were protected gets an anon_vma of its own), so the program's mremap of
+ * a buffer tnbc guarded can fail with EFAULT where the blocking run's
+ * succeeds. For private writable memory that may move, it is done by hand
+ * then: a new mapping, the bytes copied, the old one unmapped (shrinking:
+ * the tail unmapped). Returns MAP_FAILED (errno EFAULT) otherwise. */
+static void *mremap_split(void *old, size_t old_len, size_t new_len, int flags)
+{
+    const char *why;
+    uintptr_t lo = (uintptr_t)old;
+    if ((flags & ~MREMAP_MAYMOVE) || !tnbc_guard_memory_ok(lo, lo + old_len, &why)) {
+        errno = EFAULT;
+        return MAP_FAILED;
+    }
+    if (new_len <= old_len) {
+        munmap((char *)old + new_len, old_len - new_len);
+        return old;
+    }
+    if (!(flags & MREMAP_MAYMOVE)) {
+        errno = ENOMEM;            /* as mremap says when it cannot grow in place */
+        return MAP_FAILED;
+    }
+    void *p = mmap(NULL, new_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return p;
+    memcpy(p, old, old_len);
+    munmap(old, old_len);
+    return p;
+}
+
 /* The pages move with their protection: the guard is lifted first. */
 void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 {
@@ -183,6 +221,8 @@ void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
             tnbc_guard_release_range(to, new_len, TNBC_REL_FREE);
     }
     void *p = real_mremap(old, old_len, new_len, flags, to);
+    if (p == MAP_FAILED && errno == EFAULT)
+        p = mremap_split(old, old_len, new_len, flags);
     tnbc_guard_maps_changed();
     return p;
 }
@@ -248,6 +288,7 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *)
         free(ts);
     return rc;
 }
+#endif /* !__SANITIZE_THREAD__ */
 
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 /* The allocator's own free/realloc/malloc_usable_size: the next definitions
