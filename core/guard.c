@@ -86,10 +86,15 @@ static void raw_sigmask(int how, const sigset_t *set, sigset_t *old)
     syscall(SYS_rt_sigprocmask, how, set, old, (size_t)(_NSIG / 8));
 }
 
+/* Set while this thread runs our SIGSEGV/SIGTRAP handler, whose mask
+ * blocks asynchronous signals already: no system calls needed then. */
+static __thread int in_handler;
+
 static sigset_t guard_lock(struct tnbc_guard *g)
 {
     sigset_t old;
-    raw_sigmask(SIG_BLOCK, &async_signals, &old);
+    if (!in_handler)
+        raw_sigmask(SIG_BLOCK, &async_signals, &old);
     while (atomic_flag_test_and_set_explicit(&g->lock, memory_order_acquire))
         ;
     return old;
@@ -98,7 +103,8 @@ static sigset_t guard_lock(struct tnbc_guard *g)
 static void guard_unlock(struct tnbc_guard *g, const sigset_t *old)
 {
     atomic_flag_clear_explicit(&g->lock, memory_order_release);
-    raw_sigmask(SIG_SETMASK, old, NULL);
+    if (!in_handler)
+        raw_sigmask(SIG_SETMASK, old, NULL);
 }
 
 static uintptr_t sub_start(const struct tnbc_guard *g, int s)
@@ -346,7 +352,9 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
         uint64_t entry = tnbc_ticks();
         struct tnbc_range_obj *obj = tnbc_range_lookup(addr);
         if (obj) {
+            in_handler++;
             handle_fault((struct tnbc_guard *)obj, addr, ctx);
+            in_handler--;
             tnbc_range_unpin(obj);
             retry_addr = 0;
             tnbc_ticks_lost_since(entry, segv_ticks);
@@ -369,6 +377,7 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
         int saved = errno;
         uint64_t entry = tnbc_ticks();
         ucontext_t *uc = ctx;
+        in_handler++;
         for (int i = 0; i < npend; i++) {
             struct tnbc_guard *g = pend[i].g;
             sigset_t mask = guard_lock(g);
@@ -378,6 +387,7 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
             tnbc_range_unpin(&g->obj);
         }
         npend = 0;
+        in_handler--;
         uc->uc_mcontext.gregs[REG_EFL] &= ~EFLAGS_TF;
         tnbc_ticks_lost_since(entry, trap_ticks);
         errno = saved;
@@ -553,7 +563,8 @@ static void register_main_stack(void)
 
 static void release_all_for_fork(void)
 {
-    tnbc_guard_release_range((void *)(uintptr_t)1, UINTPTR_MAX - 1, TNBC_REL_IO);
+    /* The whole user address space (below 2^62: no page rounding overflow). */
+    tnbc_guard_release_range((void *)tnbc_page_size(), (size_t)1 << 62, TNBC_REL_IO);
 }
 
 int tnbc_guard_init(void)

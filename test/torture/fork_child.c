@@ -4,7 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define N 65536
+#define N (1 << 22)   /* 16 MiB: still in flight when the fork comes */
 
 int main(int argc, char **argv)
 {
