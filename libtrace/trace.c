@@ -235,8 +235,7 @@ static int after_call(const struct tnbc_args *a, const struct tnbc_site *site,
                       struct site_stats *st, struct traced_call *tc, int rc, int invocation,
                       uint64_t entry, uint64_t ret)
 {
-    if (st) {
-        st->calls++;
+    if (st) {         /* (its call was counted at entry) */
         st->total_ticks += (int64_t)(ret - entry);
         st->dirty = 1;
     }
@@ -282,7 +281,10 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     flush(0);
     site = tnbc_site_of(caller);
     st = stats_for(site, a->op);
-    invocation = st ? (int)st->calls : 0;
+    /* The invocation number is taken (and counted) here, under the lock:
+     * two threads at one site get different ones, and no more than
+     * TNBC_TRACE_MAX_CALLS are traced. */
+    invocation = st ? (int)st->calls++ : 0;
     if (st && invocation < T.max_calls) {
         tc = calloc(1, sizeof *tc);
         if (tc && tnbc_layout_build(a, T.chunks, &tc->layout, &why) != 0) {
