@@ -256,6 +256,15 @@ int posix_madvise(void *addr, size_t len, int advice)
     return real_posix_madvise(addr, len, advice);
 }
 
+/* A vfork child runs on the parent's memory and stack until it calls
+ * exec; the guards would need lifting before it, and a wrapper cannot
+ * return twice from a frame the child shares. POSIX lets vfork be fork,
+ * whose pthread_atfork handler lifts them (guard.c). */
+pid_t vfork(void)
+{
+    return fork();
+}
+
 /* ---- thread stacks -------------------------------------------------------- */
 
 struct thread_start {
