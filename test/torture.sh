@@ -89,7 +89,7 @@ declare -A expect=(
     [mprotect_table]=early [shared_map]="blocking:shared mapping" [fork_child]=early
     [sigalrm_reader]=early [allgather_overlap]="blocking:overlaps" [blocked_reader]=early
     [sigset_handler]=early [efault]=early [threads_comms]=trace-calls:48 [thread_level]=early
-    [remap]=early [two_pending]=early
+    [remap]=early [two_pending]=early [static_buf]=early
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -108,10 +108,11 @@ declare -A what=(
     [thread_level]="the thread level asked for is the one seen (10)"
     [remap]="mremap, munmap+mmap, free+malloc right after the call"
     [two_pending]="memcpy between two pending buffers, second thread writing"
+    [static_buf]="buffers in .bss/.data; a buffer read after MPI_Finalize"
 )
 order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map fork_child
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault threads_comms
-       thread_level remap two_pending)
+       thread_level remap two_pending static_buf)
 for c in ${TORTURE_CASES:-${order[@]}}; do
     [[ $c == profiles ]] && continue
     [[ -x $P/$c ]] || { t_run "$c: built" false; continue; }

@@ -88,6 +88,23 @@ int main(int argc, char **argv)
                rc == 0 ? ((struct utsname *)(b + 4000))->sysname : "-");
         free(b);
 
+        /* A path that arrived in a collective, used at once. */
+        char *q = malloc(N);
+        memset(q, 0, N);
+        if (tt_rank == 0)
+            snprintf(q + 8000, 64, "%s", path);
+        MPI_Bcast(q, N, MPI_CHAR, 0, MPI_COMM_WORLD);
+        struct stat qs;
+        int qfd = tt_rank == 0 ? open(q + 8000, O_RDONLY) : -1;
+        FILE *qf = tt_rank == 0 ? fopen(q + 8000, "r") : NULL;
+        tt_out("rank %d it %d path open %d fopen %d stat %d\n", tt_rank, it, qfd >= 0, qf != NULL,
+               tt_rank == 0 ? stat(q + 8000, &qs) : 0);
+        if (qfd >= 0)
+            close(qfd);
+        if (qf)
+            fclose(qf);
+        free(q);
+
         b = fresh(it + 70);
         ssize_t rl = readlink("/proc/self/exe", b + 9000, 4096);
         tt_out("rank %d it %d readlink %d\n", tt_rank, it, rl > 0);

@@ -47,6 +47,13 @@ int main(int argc, char **argv)
         tt_out("rank %d it %d realloced %016llx\n", tt_rank, it,
                (unsigned long long)tt_hash(h2, bytes));
         free(h2);
+
+        int *g = malloc(bytes);         /* realloc'ed (moved) right after the call */
+        MPI_Alltoall(s, per, MPI_INT, g, per, MPI_INT, MPI_COMM_WORLD);
+        g = realloc(g, 8 * bytes);
+        tt_out("rank %d it %d grown %016llx\n", tt_rank, it,
+               (unsigned long long)tt_hash(g, (size_t)per * tt_size * sizeof(int)));
+        free(g);
     }
     tt_finish();
     return 0;
