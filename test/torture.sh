@@ -149,6 +149,16 @@ PY
         { cat "$W/prof.big.err"; return 1; }
     cmp -s "$W/prof.plain" "$W/prof.big" || { echo "40k sites: output differs"; return 1; }
 }
+# docs/limits.md lists exactly the calls core/wrap_syscalls.def wraps.
+check_limits_list() {
+    local def doc
+    def=$(grep -o '^SYSCALL([^,]*, [a-z_0-9]*' core/wrap_syscalls.def | sed 's/.*, //' | sort)
+    doc=$(tr '\n' ' ' < docs/limits.md | sed 's/.*buffers it takes): //; s/; and `open`.*//' |
+          tr ' ' '\n' | grep -E '^[a-z_0-9]+$' | sort)
+    diff <(echo "$def") <(echo "$doc") && echo "$(echo "$def" | wc -l) calls, listed"
+}
+t_run "docs/limits.md lists every call of core/wrap_syscalls.def" check_limits_list
+
 if [[ -z ${TORTURE_CASES:-} || " $TORTURE_CASES " == *" profiles "* ]]; then
     t_run "profiles: FIFO, /dev/zero, 40,000 sites" check_profiles
 fi
