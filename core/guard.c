@@ -95,6 +95,8 @@ static sigset_t guard_lock(struct tnbc_guard *g)
     sigset_t old;
     if (!in_handler)
         raw_sigmask(SIG_BLOCK, &async_signals, &old);
+    else
+        sigemptyset(&old);      /* unused: guard_unlock leaves the mask alone */
     while (atomic_flag_test_and_set_explicit(&g->lock, memory_order_acquire))
         ;
     return old;
