@@ -103,7 +103,20 @@ void tnbc_ticks_lost_since(uint64_t start, uint64_t before)
     lost_mark = now;
 }
 
-uint64_t tnbc_program_ticks(void) { return tnbc_ticks() - lost_ticks; }
+/* The kernel's share of a signal is counted as an average (`before`
+ * above); a fault whose share was below it would make program time step
+ * back by the difference, so each thread's program time is held
+ * monotonic. */
+static __thread uint64_t program_last;
+
+uint64_t tnbc_program_ticks(void)
+{
+    uint64_t p = tnbc_ticks() - lost_ticks;
+    if (p < program_last)
+        p = program_last;
+    program_last = p;
+    return p;
+}
 
 const char *tnbc_clock_source(void) { return use_tsc ? "tsc" : "clock_gettime"; }
 
