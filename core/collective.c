@@ -1,4 +1,5 @@
 #include "collective.h"
+#include "guard.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -280,4 +281,76 @@ void tnbc_layout_free(struct tnbc_call_layout *l)
     free(l->send.sub);
     l->recv.sub = l->send.sub = NULL;
     l->recv.nsub = l->send.nsub = 0;
+}
+
+/* ---- which calls may return early ------------------------------------- */
+
+/* A predefined datatype: it lives as long as MPI, and has no holes the
+ * program could write. */
+static int is_named(MPI_Datatype t)
+{
+    int ni, na, nd, combiner;
+    if (t == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
+        return 0;
+    return combiner == MPI_COMBINER_NAMED;
+}
+
+static int in_list(MPI_Datatype t, const MPI_Datatype *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t == list[i])
+            return 1;
+    return 0;
+}
+
+/* Integer arithmetic wraps the same way in any order, and comparisons and
+ * bitwise/logical operations on integers do not round. Floating point is
+ * left out entirely: sums round, and MAX/MIN give different bits for
+ * signed zeros and NaNs depending on the order of application. */
+static int reduction_is_exact(MPI_Datatype t, MPI_Op op)
+{
+    static const MPI_Datatype integers[] = {
+        MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_SHORT, MPI_UNSIGNED_SHORT,
+        MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG,
+        MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T,
+        MPI_UINT32_T, MPI_UINT64_T, MPI_C_BOOL, MPI_INTEGER, MPI_LOGICAL,
+    };
+    static const MPI_Datatype int_pairs[] = { MPI_2INT, MPI_SHORT_INT, MPI_LONG_INT, MPI_2INTEGER };
+    if (op == MPI_MAXLOC || op == MPI_MINLOC)
+        return in_list(t, int_pairs, sizeof int_pairs / sizeof *int_pairs);
+    if (op != MPI_SUM && op != MPI_PROD && op != MPI_MAX && op != MPI_MIN && op != MPI_BAND &&
+        op != MPI_BOR && op != MPI_BXOR && op != MPI_LAND && op != MPI_LOR && op != MPI_LXOR)
+        return 0;           /* user-defined: may even be non-commutative */
+    return in_list(t, integers, sizeof integers / sizeof *integers);
+}
+
+static int sides_overlap(const struct tnbc_layout *x, const struct tnbc_layout *y)
+{
+    if (!x->nsub || !y->nsub || !x->base || !y->base || !x->span || !y->span)
+        return 0;
+    return x->base < y->base + y->span && y->base < x->base + x->span;
+}
+
+int tnbc_call_transformable(const struct tnbc_args *a, const struct tnbc_call_layout *l,
+                            const char **why)
+{
+    int single = a->op == TNBC_BCAST || a->op == TNBC_ALLREDUCE || a->op == TNBC_REDUCE;
+    if ((single && !is_named(a->rtype)) ||
+        (!single && l->recv.nsub && !is_named(a->rtype)) ||
+        (!single && l->send.nsub && !is_named(a->stype))) {
+        *why = "derived datatype (the program may write its holes or free it once the call returned)";
+        return 0;
+    }
+    if ((a->op == TNBC_ALLREDUCE || a->op == TNBC_REDUCE) && !reduction_is_exact(a->rtype, a->mpi_op)) {
+        *why = "floating-point or user-defined reduction (the result's bits could depend on the order)";
+        return 0;
+    }
+    if (sides_overlap(&l->recv, &l->send)) {
+        *why = "the send buffer overlaps the receive buffer";
+        return 0;
+    }
+    if (l->recv.nsub && l->recv.span &&
+        !tnbc_guard_memory_ok((uintptr_t)l->recv.base, (uintptr_t)l->recv.base + l->recv.span, why))
+        return 0;
+    return 1;
 }

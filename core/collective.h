@@ -75,6 +75,18 @@ int tnbc_layout_build(const struct tnbc_args *a, int chunks,
                       struct tnbc_call_layout *out, const char **why);
 void tnbc_layout_free(struct tnbc_call_layout *l);
 
+/* Whether a call whose layout is `l` may return early, i.e. give results
+ * bit-identical to the blocking call whatever a correct program does after
+ * it returned. Returns 1, or 0 with *why set to a static reason (the call
+ * then runs blocking). Not transformable: derived datatypes (the program
+ * may write their holes or free them once the call returned), reductions
+ * whose result could depend on the order of application (floating point,
+ * MAX/MIN included: signed zeros and NaNs; user-defined ops), a send side
+ * overlapping the receive side (not MPI_IN_PLACE), and receive memory the
+ * page guard may not protect (tnbc_guard_memory_ok). */
+int tnbc_call_transformable(const struct tnbc_args *a, const struct tnbc_call_layout *l,
+                            const char **why);
+
 /* Split `count` elements of `elem` bytes (stride `extent`) into m chunks of
  * whole elements, as evenly as possible; returns the number written (<= m,
  * fewer when count < m). Shared by trace and replay so chunks agree. */

@@ -4,10 +4,14 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -63,15 +67,47 @@ int tnbc_guard_active(void) { return atomic_load(&armed_guards); }
 static uintptr_t page_down(uintptr_t a) { return a & ~(uintptr_t)(page_size - 1); }
 static uintptr_t page_up(uintptr_t a) { return page_down(a + page_size - 1); }
 
-static void guard_lock(struct tnbc_guard *g)
+/* mprotect straight to the kernel: the program's mprotect is interposed
+ * (wrap_libc.c) to lift guards first, which must not happen to ours. */
+static int raw_mprotect(uintptr_t a, size_t len, int prot)
 {
-    while (atomic_flag_test_and_set_explicit(&g->lock, memory_order_acquire))
-        ;
+    return (int)syscall(SYS_mprotect, (void *)a, len, prot);
 }
 
-static void guard_unlock(struct tnbc_guard *g)
+/* The guard's lock is a spinlock also taken by the fault handler: a signal
+ * handler that touched the guard while its thread holds the lock would
+ * spin for ever, so asynchronous signals stay blocked while it is held
+ * (the fault handler runs with them blocked already, see tnbc_guard_init). */
+static sigset_t async_signals;
+
+/* Straight to the kernel: async-signal-safe, and not our interposed
+ * pthread_sigmask. (glibc's sigfillset leaves out its internal signals.) */
+static void raw_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+    syscall(SYS_rt_sigprocmask, how, set, old, (size_t)(_NSIG / 8));
+}
+
+/* Set while this thread runs our SIGSEGV/SIGTRAP handler, whose mask
+ * blocks asynchronous signals already: no system calls needed then. */
+static __thread int in_handler;
+
+static sigset_t guard_lock(struct tnbc_guard *g)
+{
+    sigset_t old;
+    if (!in_handler)
+        raw_sigmask(SIG_BLOCK, &async_signals, &old);
+    else
+        sigemptyset(&old);      /* unused: guard_unlock leaves the mask alone */
+    while (atomic_flag_test_and_set_explicit(&g->lock, memory_order_acquire))
+        ;
+    return old;
+}
+
+static void guard_unlock(struct tnbc_guard *g, const sigset_t *old)
 {
     atomic_flag_clear_explicit(&g->lock, memory_order_release);
+    if (!in_handler)
+        raw_sigmask(SIG_SETMASK, old, NULL);
 }
 
 static uintptr_t sub_start(const struct tnbc_guard *g, int s)
@@ -145,7 +181,7 @@ static void set_prot(struct tnbc_guard *g, uintptr_t a, uintptr_t b, int prot)
     if (b > g->hi)
         b = g->hi;
     if (a < b)
-        mprotect((void *)a, b - a, prot);
+        raw_mprotect(a, b - a, prot);
 }
 
 /* Open sub-message s's pages whose every sub-message is open. Its interior
@@ -169,9 +205,9 @@ static uintptr_t open_ready_pages_from(struct tnbc_guard *g, int s, uintptr_t *f
     *from = a;
     if (a >= b)
         return a;
-    guard_lock(g);
+    sigset_t mask = guard_lock(g);
     set_prot(g, a, b, PROT_READ | PROT_WRITE);
-    guard_unlock(g);
+    guard_unlock(g, &mask);
     return b;
 }
 
@@ -217,9 +253,9 @@ static int open_for_one_instruction(struct tnbc_guard *g, uintptr_t page, void *
     pend[npend].g = g;
     pend[npend].page = page;
     npend++;
-    guard_lock(g);
+    sigset_t mask = guard_lock(g);
     set_prot(g, page, page + page_size, PROT_READ | PROT_WRITE);
-    guard_unlock(g);
+    guard_unlock(g, &mask);
     uc->uc_mcontext.gregs[REG_EFL] |= EFLAGS_TF;
     return 0;
 #else
@@ -269,9 +305,9 @@ static void handle_fault(struct tnbc_guard *g, uintptr_t addr, void *ctx)
     if (t.page_opened)      /* one mprotect per fault, not two */
         return;
     if (page_ready(g, page)) {
-        guard_lock(g);
+        sigset_t mask = guard_lock(g);
         set_prot(g, page, page + page_size, PROT_READ | PROT_WRITE);
-        guard_unlock(g);
+        guard_unlock(g, &mask);
         return;
     }
     /* The page still holds closed sub-messages (or the fault was in a gap
@@ -282,9 +318,9 @@ static void handle_fault(struct tnbc_guard *g, uintptr_t addr, void *ctx)
         (g->flags & GUARD_WAIT_NEIGHBOURS) ? TNBC_REL_NEIGHBOUR : TNBC_REL_LIMIT, tick
     };
     overlapping(g, page, page + page_size, expose_released, &e);
-    guard_lock(g);
+    sigset_t mask = guard_lock(g);
     set_prot(g, page, page + page_size, PROT_READ | PROT_WRITE);
-    guard_unlock(g);
+    guard_unlock(g, &mask);
 }
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -304,6 +340,14 @@ static sigaction_fn real_sigaction_fn(void)
 
 static void chain(int sig, siginfo_t *si, void *ctx, struct sigaction *prev)
 {
+    if (prev->sa_flags & SA_RESETHAND) {     /* one shot (sysv_signal): as the kernel would */
+        struct sigaction once = *prev;
+        prev->sa_handler = SIG_DFL;
+        prev->sa_flags &= ~(SA_SIGINFO | SA_RESETHAND);
+        once.sa_flags &= ~SA_RESETHAND;
+        chain(sig, si, ctx, &once);
+        return;
+    }
     if (prev->sa_flags & SA_SIGINFO) {
         if (prev->sa_sigaction) {
             prev->sa_sigaction(sig, si, ctx);
@@ -346,7 +390,9 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
         uint64_t entry = tnbc_ticks();
         struct tnbc_range_obj *obj = tnbc_range_lookup(addr);
         if (obj) {
+            in_handler++;
             handle_fault((struct tnbc_guard *)obj, addr, ctx);
+            in_handler--;
             tnbc_range_unpin(obj);
             retry_addr = 0;
             tnbc_ticks_lost_since(entry, segv_ticks);
@@ -369,15 +415,17 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
         int saved = errno;
         uint64_t entry = tnbc_ticks();
         ucontext_t *uc = ctx;
+        in_handler++;
         for (int i = 0; i < npend; i++) {
             struct tnbc_guard *g = pend[i].g;
-            guard_lock(g);
+            sigset_t mask = guard_lock(g);
             if (!page_ready(g, pend[i].page))
                 set_prot(g, pend[i].page, pend[i].page + page_size, g->closed_prot);
-            guard_unlock(g);
+            guard_unlock(g, &mask);
             tnbc_range_unpin(&g->obj);
         }
         npend = 0;
+        in_handler--;
         uc->uc_mcontext.gregs[REG_EFL] &= ~EFLAGS_TF;
         tnbc_ticks_lost_since(entry, trap_ticks);
         errno = saved;
@@ -394,6 +442,14 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     struct sigaction *mine = sig == SIGSEGV ? &prev_segv : sig == SIGTRAP ? &prev_trap : NULL;
+    if (installed && !mine && act) {
+        /* A handler that runs with SIGSEGV blocked could not take a
+         * guard's fault (see unblock_ours). */
+        struct sigaction copy = *act;
+        sigdelset(&copy.sa_mask, SIGSEGV);
+        sigdelset(&copy.sa_mask, SIGTRAP);
+        return real_sigaction_fn()(sig, &copy, old);
+    }
     if (!installed || !mine)
         return real_sigaction_fn()(sig, act, old);
     if (old)
@@ -419,7 +475,135 @@ static sighandler_t signal_via_sigaction(int sig, sighandler_t h)
 
 sighandler_t signal(int sig, sighandler_t h) { return signal_via_sigaction(sig, h); }
 sighandler_t bsd_signal(int sig, sighandler_t h) { return signal_via_sigaction(sig, h); }
+
+/* The other ways glibc offers to install a handler, which do not go through
+ * sigaction() either: System V's one-shot sysv_signal, and sigset (whose
+ * SIG_HOLD would block the signal: SIGSEGV/SIGTRAP are never blocked, see
+ * below). Other signals go to glibc's own. */
+typedef sighandler_t (*handler_fn)(int, sighandler_t);
+
+static sighandler_t sysv_via_sigaction(int sig, sighandler_t h, const char *real)
+{
+    if (!installed || (sig != SIGSEGV && sig != SIGTRAP)) {
+        handler_fn fn = (handler_fn)dlsym(RTLD_NEXT, real);
+        return fn ? fn(sig, h) : SIG_ERR;
+    }
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = h;
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sig, &sa, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}
+
+sighandler_t sysv_signal(int sig, sighandler_t h) { return sysv_via_sigaction(sig, h, "sysv_signal"); }
+sighandler_t __sysv_signal(int sig, sighandler_t h) { return sysv_via_sigaction(sig, h, "__sysv_signal"); }
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+sighandler_t sigset(int sig, sighandler_t h)
+{
+    if (!installed || (sig != SIGSEGV && sig != SIGTRAP)) {
+        handler_fn fn = (handler_fn)dlsym(RTLD_NEXT, "sigset");
+        return fn ? fn(sig, h) : SIG_ERR;
+    }
+    struct sigaction sa, old;
+    if (h == SIG_HOLD) {
+        if (sigaction(sig, NULL, &old) != 0)
+            return SIG_ERR;
+        return old.sa_handler;
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = h;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sig, &sa, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}
+#pragma GCC diagnostic pop
+
+/* A thread with SIGSEGV blocked cannot take a guard's fault (the kernel
+ * kills the process instead), so while our handlers are installed the
+ * synchronous signals we use are taken out of every mask the program sets.
+ * A fault is synchronous: blocking it has no defined use in a correct
+ * program (POSIX leaves a blocked SIGSEGV from a fault undefined). */
+typedef int (*mask_fn)(int, const sigset_t *, sigset_t *);
+static mask_fn real_sigprocmask, real_pthread_sigmask;
+
+static const sigset_t *unblock_ours(int how, const sigset_t *set, sigset_t *copy)
+{
+    if (!installed || !set || how == SIG_UNBLOCK)
+        return set;
+    *copy = *set;
+    sigdelset(copy, SIGSEGV);
+    sigdelset(copy, SIGTRAP);
+    return copy;
+}
+
+int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+    sigset_t copy;
+    if (!real_sigprocmask)
+        real_sigprocmask = (mask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+    return real_sigprocmask(how, unblock_ours(how, set, &copy), old);
+}
+
+int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+    sigset_t copy;
+    if (!real_pthread_sigmask)
+        real_pthread_sigmask = (mask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
+    return real_pthread_sigmask(how, unblock_ours(how, set, &copy), old);
+}
+
+/* Looked up at load time: both may be called first from a signal handler. */
+__attribute__((constructor)) static void lookup_signal_fns(void)
+{
+    real_sigprocmask = (mask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+    real_pthread_sigmask = (mask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
+}
 #endif
+
+/* Handlers installed before ours (before MPI_Init) may block SIGSEGV or
+ * SIGTRAP while they run: that is taken out of their masks. */
+static void unblock_ours_in_handlers(void)
+{
+    for (int sig = 1; sig < NSIG; sig++) {
+        struct sigaction sa;
+        if (sig == SIGSEGV || sig == SIGTRAP || sig == SIGKILL || sig == SIGSTOP ||
+            real_sigaction_fn()(sig, NULL, &sa) != 0)
+            continue;
+        if (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN ||
+            (!sigismember(&sa.sa_mask, SIGSEGV) && !sigismember(&sa.sa_mask, SIGTRAP)))
+            continue;
+        sigdelset(&sa.sa_mask, SIGSEGV);
+        sigdelset(&sa.sa_mask, SIGTRAP);
+        real_sigaction_fn()(sig, &sa, NULL);
+    }
+}
+
+/* The main thread's stack, as far as it may grow (its rlimit), so that
+ * stack buffers are refused without reading /proc/self/maps. Other
+ * threads register theirs when they start (wrap_libc.c). */
+static void register_main_stack(void)
+{
+    pthread_attr_t attr;
+    void *lo;
+    size_t size;
+    if (getpid() != (pid_t)syscall(SYS_gettid) || pthread_getattr_np(pthread_self(), &attr) != 0)
+        return;
+    if (pthread_attr_getstack(&attr, &lo, &size) == 0)
+        tnbc_guard_stack_add((uintptr_t)lo, (uintptr_t)lo + size);
+    pthread_attr_destroy(&attr);
+}
+
+static void release_all_for_fork(void)
+{
+    /* The whole user address space (below 2^62: no page rounding overflow). */
+    tnbc_guard_release_range((void *)tnbc_page_size(), (size_t)1 << 62, TNBC_REL_IO);
+}
 
 int tnbc_guard_init(void)
 {
@@ -429,9 +613,18 @@ int tnbc_guard_init(void)
     tnbc_page_size();
     rearm_max = tnbc_env_long("TNBC_TRACE_REARM_MAX", 4096, 0, 1L << 30);
     step_exact = tnbc_env_bool("TNBC_TRACE_EXACT", 0);
+    /* Asynchronous signals wait while our handlers run: a program's signal
+     * handler that touches a guarded buffer would otherwise find the
+     * interrupted handler's guard lock held (and spin for ever). */
+    sigfillset(&async_signals);
+    sigdelset(&async_signals, SIGSEGV);
+    sigdelset(&async_signals, SIGBUS);
+    sigdelset(&async_signals, SIGILL);
+    sigdelset(&async_signals, SIGFPE);
+    sigdelset(&async_signals, SIGTRAP);
     memset(&sa, 0, sizeof sa);
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
+    sa.sa_mask = async_signals;
     sa.sa_sigaction = on_segv;
     if (real_sigaction_fn()(SIGSEGV, &sa, &prev_segv) != 0) {
         tnbc_warn("cannot install the SIGSEGV handler: %s", strerror(errno));
@@ -443,6 +636,14 @@ int tnbc_guard_init(void)
         tnbc_warn("cannot install the SIGTRAP handler: %s", strerror(errno));
         return -1;
     }
+    /* A forked child gets the guarded pages but no progress thread and no
+     * handler state worth having: every guard is lifted (data landed)
+     * before the fork, in the forking thread. */
+    unblock_ours_in_handlers();
+    register_main_stack();
+    static int atfork_done;
+    if (!atfork_done && pthread_atfork(release_all_for_fork, NULL, NULL) == 0)
+        atfork_done = 1;
     installed = 1;
     return 0;
 }
@@ -525,6 +726,12 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     atomic_store(&g->steps, 0);
     if (!l->base || g->lo >= g->hi || n <= 0)
         return 0;
+    const char *why;
+    if (!tnbc_guard_memory_ok(g->lo, g->hi, &why)) {
+        static int warned;
+        tnbc_warn_once(warned, "not guarded: %s", why);
+        return 0;
+    }
     g->order = malloc((size_t)n * sizeof *g->order);
     g->open = calloc((size_t)n, sizeof *g->open);
     g->cover = malloc((size_t)n);
@@ -547,7 +754,7 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     atomic_store(&g->obj.pins, 0);
     if (tnbc_range_insert(g->lo, g->hi, &g->obj) != 0)
         goto fail;               /* overlaps a live guard */
-    if (mprotect((void *)g->lo, g->hi - g->lo, g->closed_prot) != 0) {
+    if (raw_mprotect(g->lo, g->hi - g->lo, g->closed_prot) != 0) {
         tnbc_range_remove(&g->obj);
         goto fail;
     }
@@ -566,9 +773,9 @@ void tnbc_guard_disarm(struct tnbc_guard *g, enum tnbc_release_reason why)
     uint64_t tick = tnbc_program_ticks();
     for (int s = 0; s < g->layout->nsub; s++)
         expose(g, s, TNBC_EV_RELEASE, why, tick);
-    guard_lock(g);
+    sigset_t mask = guard_lock(g);
     set_prot(g, g->lo, g->hi, PROT_READ | PROT_WRITE);
-    guard_unlock(g);
+    guard_unlock(g, &mask);
     tnbc_range_remove(&g->obj);
     atomic_fetch_add(&disarms, 1);
     g->armed = 0;
@@ -597,9 +804,9 @@ static void release_in_guard(struct tnbc_range_obj *obj, void *arg)
     struct tnbc_guard *g = (struct tnbc_guard *)obj;
     struct release_arg *r = arg;
     overlapping(g, r->a, r->b, count_closed_exposed, r);
-    guard_lock(g);
+    sigset_t mask = guard_lock(g);
     set_prot(g, r->a, r->b, PROT_READ | PROT_WRITE);
-    guard_unlock(g);
+    guard_unlock(g, &mask);
 }
 
 int tnbc_guard_release_range(const void *addr, size_t len, enum tnbc_release_reason why)
@@ -630,6 +837,189 @@ void tnbc_guard_open_sub(struct tnbc_guard *g, int sub)
         return;
     atomic_store(&g->open[sub], 1);
     open_ready_pages(g, sub);
+}
+
+/* ---- which memory may be guarded ---------------------------------------- */
+
+/* The process's mappings as last read from /proc/self/maps, each marked
+ * guardable (private, anonymous, not the main stack) or not. Read again
+ * when the program changed its mappings through an interposed call, or
+ * when a range is not found (malloc's own mmaps and brk bypass those). */
+struct map_ent {
+    uintptr_t lo, hi;
+    int ok;
+};
+static struct {
+    pthread_mutex_t lock;
+    struct map_ent *ent;
+    int n, cap;
+    atomic_uint gen;         /* bumped by tnbc_guard_maps_changed */
+    unsigned read_gen;
+    int valid;
+} maps = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void tnbc_guard_maps_changed(void) { atomic_fetch_add(&maps.gen, 1); }
+
+/* One line: "lo-hi perms offset dev inode   path". */
+static int parse_map_line(const char *line, struct map_ent *e)
+{
+    unsigned long lo, hi, inode;
+    char perms[8];
+    int path_at = 0;
+    if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %n", &lo, &hi, perms, &inode, &path_at) < 4)
+        return -1;
+    const char *path = line + path_at;
+    /* Pseudo-mappings other than the heap and named anonymous memory:
+     * [stack], [vvar], [vdso], [vsyscall]. */
+    int special = path[0] == '[' && strncmp(path, "[heap]", 6) != 0 &&
+                  strncmp(path, "[anon:", 6) != 0;
+    (void)inode;
+    e->lo = lo;
+    e->hi = hi;
+    /* Private and writable: anonymous memory, or a private copy of a file
+     * (a program's .data/.bss, Fortran COMMON blocks), which nobody else
+     * writes once the receive wrote it. */
+    e->ok = !special && perms[1] == 'w' && perms[3] == 'p';
+    return 0;
+}
+
+static int read_maps(void)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    for (ssize_t got = 1; buf && got > 0;) {
+        if (len + 4096 > cap) {
+            char *n = realloc(buf, cap * 2);
+            if (!n) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = n;
+            cap *= 2;
+        }
+        got = syscall(SYS_read, fd, buf + len, cap - len - 1);
+        if (got > 0)
+            len += (size_t)got;
+    }
+    close(fd);
+    if (!buf)
+        return -1;
+    buf[len] = '\0';
+    maps.n = 0;
+    for (char *line = buf; *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (maps.n == maps.cap) {
+            int cap2 = maps.cap ? 2 * maps.cap : 256;
+            struct map_ent *n = realloc(maps.ent, (size_t)cap2 * sizeof *n);
+            if (!n)
+                break;
+            maps.ent = n;
+            maps.cap = cap2;
+        }
+        if (parse_map_line(line, &maps.ent[maps.n]) == 0)
+            maps.n++;
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    free(buf);
+    return 0;
+}
+
+/* 1: [lo, hi) is wholly in guardable mappings; 0: some of it is in
+ * another kind of mapping; -1: some of it is not in the table. */
+static int maps_cover(uintptr_t lo, uintptr_t hi)
+{
+    int a = 0, b = maps.n;
+    while (a < b) {                      /* first entry ending after lo */
+        int mid = (a + b) / 2;
+        if (maps.ent[mid].hi <= lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    uintptr_t at = lo;
+    for (int i = a; i < maps.n && at < hi; i++) {
+        if (maps.ent[i].lo > at)
+            return -1;
+        if (!maps.ent[i].ok)
+            return 0;
+        at = maps.ent[i].hi;
+    }
+    return at >= hi ? 1 : -1;
+}
+
+#define MAX_STACKS 1024
+static struct {
+    pthread_mutex_t lock;
+    uintptr_t lo[MAX_STACKS], hi[MAX_STACKS];
+    int n;
+    int overflow;            /* a stack could not be registered */
+} stacks = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void tnbc_guard_stack_add(uintptr_t lo, uintptr_t hi)
+{
+    pthread_mutex_lock(&stacks.lock);
+    if (stacks.n < MAX_STACKS) {
+        stacks.lo[stacks.n] = lo;
+        stacks.hi[stacks.n] = hi;
+        stacks.n++;
+    } else {
+        stacks.overflow = 1;
+    }
+    pthread_mutex_unlock(&stacks.lock);
+}
+
+void tnbc_guard_stack_remove(uintptr_t lo)
+{
+    pthread_mutex_lock(&stacks.lock);
+    for (int i = 0; i < stacks.n; i++)
+        if (stacks.lo[i] == lo) {
+            stacks.n--;
+            stacks.lo[i] = stacks.lo[stacks.n];
+            stacks.hi[i] = stacks.hi[stacks.n];
+            break;
+        }
+    pthread_mutex_unlock(&stacks.lock);
+}
+
+static int on_a_stack(uintptr_t lo, uintptr_t hi)
+{
+    int hit = 0;
+    pthread_mutex_lock(&stacks.lock);
+    for (int i = 0; i < stacks.n && !hit; i++)
+        hit = lo < stacks.hi[i] && stacks.lo[i] < hi;
+    hit |= stacks.overflow;   /* unknown stacks: guard nothing, to be safe */
+    pthread_mutex_unlock(&stacks.lock);
+    return hit;
+}
+
+int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why)
+{
+    if (lo >= hi)
+        return 1;
+    if (on_a_stack(lo, hi)) {
+        *why = "buffer on a thread's stack (its frame may return before the data is there)";
+        return 0;
+    }
+    pthread_mutex_lock(&maps.lock);
+    unsigned gen = atomic_load(&maps.gen);
+    int rc = maps.valid && maps.read_gen == gen ? maps_cover(lo, hi) : -1;
+    /* Not found, or found unfit: read again (glibc's internal mprotect
+     * turns reserved PROT_NONE arena space writable behind our back). */
+    if (rc != 1) {
+        maps.valid = read_maps() == 0;
+        maps.read_gen = gen;
+        rc = maps.valid ? maps_cover(lo, hi) : 0;
+    }
+    pthread_mutex_unlock(&maps.lock);
+    if (rc != 1)
+        *why = "buffer not in private writable memory (a stack or a shared mapping)";
+    return rc == 1;
 }
 
 /* ---- self-measurement ------------------------------------------------- */

@@ -105,6 +105,21 @@ void tnbc_guard_release_layout(const struct tnbc_call_layout *l, enum tnbc_relea
 void tnbc_guard_open_sub(struct tnbc_guard *g, int sub);
 int tnbc_guard_active(void);   /* number of armed guards */
 
+/* Whether [lo, hi) may be guarded: only private writable memory (heap,
+ * malloc's mmaps, private copies of files such as .data/.bss) that is no
+ * thread's stack. Guarding a stack breaks the frames that reuse it (the
+ * kernel cannot even push a signal frame there); a shared mapping is
+ * written by others whom our protection does not stop, and /proc/self/mem
+ * cannot land data in it while protected.
+ * Returns 1, or 0 with *why set. tnbc_guard_arm applies it too. */
+int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why);
+/* The program changed its mappings (mmap, munmap, mremap): the cached map
+ * of the address space is read again at the next check. */
+void tnbc_guard_maps_changed(void);
+/* Thread stacks, registered by the thread-creation wrapper. */
+void tnbc_guard_stack_add(uintptr_t lo, uintptr_t hi);
+void tnbc_guard_stack_remove(uintptr_t lo);
+
 /* Self-measured costs for the model's Tinit (ns). */
 double tnbc_guard_measure_mprotect_ns(void);
 double tnbc_guard_measure_fault_ns(void);

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 static int active;       /* initialised, enabled, handlers installed */
+static int got_for_program = -1;   /* the thread level the program was told */
 static int disabled = -1;
 
 int tnbc_is_active(void) { return active; }
@@ -24,8 +25,15 @@ int tnbc_init(int *argc, char ***argv, int required, int *provided)
     int got = MPI_THREAD_SINGLE, rank = -1, rc;
 
     rc = PMPI_Init_thread(argc, argv, level, &got);
+    /* The program sees the level it would have got without us: a mode
+     * that asked for more (replay's MPI_THREAD_MULTIPLE) does not change
+     * what the program may assume, nor what MPI_Query_thread says. */
+    if (level > required && got > required)
+        got_for_program = required;
+    else
+        got_for_program = got;
     if (provided)
-        *provided = got;
+        *provided = got_for_program;
     if (rc != MPI_SUCCESS || is_disabled())
         return rc;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -38,6 +46,14 @@ int tnbc_init(int *argc, char ***argv, int required, int *provided)
     }
     active = tnbc_mode_init(got);
     return rc;
+}
+
+int MPI_Query_thread(int *level)
+{
+    if (got_for_program < 0 || !level)
+        return PMPI_Query_thread(level);
+    *level = got_for_program;
+    return MPI_SUCCESS;
 }
 
 int MPI_Init(int *argc, char ***argv)

@@ -1,16 +1,39 @@
 /* libc calls that pass user memory to the kernel. A guarded page makes the
  * kernel answer EFAULT instead of faulting, so the guards on the buffer are
- * lifted first. glibc's internal calls (e.g. fwrite's own write) bypass
- * these symbols, which is why fwrite/fread are wrapped themselves. free()
- * lifts guards so that memory handed back to malloc is never guarded. */
+ * lifted first; the calls are listed in wrap_syscalls.def and generated
+ * here. glibc's internal calls (e.g. fwrite's own write) bypass these
+ * symbols, which is why fwrite/fread are wrapped themselves. free() lifts
+ * guards so that memory handed back to malloc is never guarded; mprotect,
+ * mmap, mremap, madvise and munmap lift them before the program changes
+ * guarded memory; thread creation registers each thread's stack, which is
+ * never guarded (guard.h). */
 #include "intercept.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysinfo.h>
+#include <sys/times.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The next definition of `name` (libc's), looked up once. */
@@ -20,7 +43,7 @@
 
 static void rel(const void *p, size_t n)
 {
-    if (tnbc_guard_active())
+    if (tnbc_guard_active() && p)
         tnbc_guard_release_range(p, n, TNBC_REL_IO);
 }
 
@@ -28,95 +51,82 @@ static void rel_iov(const struct iovec *iov, int n)
 {
     if (!tnbc_guard_active() || !iov)
         return;
+    rel(iov, (size_t)(n > 0 ? n : 0) * sizeof *iov);
     for (int i = 0; i < n; i++)
-        tnbc_guard_release_range(iov[i].iov_base, iov[i].iov_len, TNBC_REL_IO);
+        rel(iov[i].iov_base, iov[i].iov_len);
 }
 
-ssize_t write(int fd, const void *buf, size_t n)
+/* The string itself is read here in user mode: a guarded byte faults and
+ * is handled before its length is known. (Unused under TSan: see the table.) */
+static __attribute__((unused)) void rel_str(const char *s)
 {
-    REAL(write);
-    rel(buf, n);
-    return real_write(fd, buf, n);
+    if (tnbc_guard_active() && s)
+        rel(s, strlen(s) + 1);
 }
 
-ssize_t read(int fd, void *buf, size_t n)
+static void rel_msg(const struct msghdr *m)
 {
-    REAL(read);
-    rel(buf, n);
-    return real_read(fd, buf, n);
+    if (!tnbc_guard_active() || !m)
+        return;
+    rel(m, sizeof *m);
+    rel(m->msg_name, m->msg_namelen);
+    rel_iov(m->msg_iov, (int)m->msg_iovlen);
+    rel(m->msg_control, m->msg_controllen);
 }
 
-ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+#define MEM(p, n) rel((p), (n))
+#define IOV(v, n) rel_iov((v), (n))
+#define STR(s) rel_str(s)
+#define MSG(m) rel_msg(m)
+#define SYSCALL(ret, name, params, args, releases) \
+    ret name params \
+    { \
+        REAL(name); \
+        if (tnbc_guard_active()) { \
+            releases; \
+        } \
+        return real_##name args; \
+    }
+#if defined(__SANITIZE_THREAD__)
+#define TNBC_WRAP_BASIC_ONLY 1
+#endif
+#include "wrap_syscalls.def"
+#undef SYSCALL
+
+#if !defined(__SANITIZE_THREAD__)
+/* open and openat take a mode only with O_CREAT or O_TMPFILE (variadic;
+ * O_TMPFILE includes O_DIRECTORY's bit, hence the full comparison). */
+static int takes_mode(int flags)
 {
-    REAL(pwrite);
-    rel(buf, n);
-    return real_pwrite(fd, buf, n, off);
+    return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
-ssize_t pread(int fd, void *buf, size_t n, off_t off)
+int open(const char *path, int flags, ...)
 {
-    REAL(pread);
-    rel(buf, n);
-    return real_pread(fd, buf, n, off);
+    REAL(open);
+    mode_t mode = 0;
+    va_list ap;
+    va_start(ap, flags);
+    if (takes_mode(flags))
+        mode = va_arg(ap, mode_t);
+    va_end(ap);
+    rel_str(path);
+    return real_open(path, flags, mode);
 }
 
-ssize_t writev(int fd, const struct iovec *iov, int n)
+int openat(int dir, const char *path, int flags, ...)
 {
-    REAL(writev);
-    rel_iov(iov, n);
-    return real_writev(fd, iov, n);
+    REAL(openat);
+    mode_t mode = 0;
+    va_list ap;
+    va_start(ap, flags);
+    if (takes_mode(flags))
+        mode = va_arg(ap, mode_t);
+    va_end(ap);
+    rel_str(path);
+    return real_openat(dir, path, flags, mode);
 }
-
-ssize_t readv(int fd, const struct iovec *iov, int n)
-{
-    REAL(readv);
-    rel_iov(iov, n);
-    return real_readv(fd, iov, n);
-}
-
-ssize_t send(int fd, const void *buf, size_t n, int flags)
-{
-    REAL(send);
-    rel(buf, n);
-    return real_send(fd, buf, n, flags);
-}
-
-ssize_t recv(int fd, void *buf, size_t n, int flags)
-{
-    REAL(recv);
-    rel(buf, n);
-    return real_recv(fd, buf, n, flags);
-}
-
-ssize_t sendto(int fd, const void *buf, size_t n, int flags, const struct sockaddr *a, socklen_t l)
-{
-    REAL(sendto);
-    rel(buf, n);
-    return real_sendto(fd, buf, n, flags, a, l);
-}
-
-ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *a, socklen_t *l)
-{
-    REAL(recvfrom);
-    rel(buf, n);
-    return real_recvfrom(fd, buf, n, flags, a, l);
-}
-
-ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
-{
-    REAL(sendmsg);
-    if (m)
-        rel_iov(m->msg_iov, (int)m->msg_iovlen);
-    return real_sendmsg(fd, m, flags);
-}
-
-ssize_t recvmsg(int fd, struct msghdr *m, int flags)
-{
-    REAL(recvmsg);
-    if (m)
-        rel_iov(m->msg_iov, (int)m->msg_iovlen);
-    return real_recvmsg(fd, m, flags);
-}
+#endif
 
 size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
 {
@@ -132,13 +142,173 @@ size_t fread(void *p, size_t size, size_t n, FILE *f)
     return real_fread(p, size, n, f);
 }
 
+/* ---- the program changes its memory ------------------------------------ */
+
 int munmap(void *addr, size_t len)
 {
     REAL(munmap);
     if (tnbc_guard_active())
         tnbc_guard_release_range(addr, len, TNBC_REL_FREE);
-    return real_munmap(addr, len);
+    int rc = real_munmap(addr, len);
+    tnbc_guard_maps_changed();
+    return rc;
 }
+
+#if !defined(__SANITIZE_THREAD__)
+/* (ThreadSanitizer intercepts mmap, mremap and pthread_create itself; our
+ * versions would go around it. Under TSan, mappings are noticed when the
+ * cached map lacks them, and thread stacks are not known.) */
+
+/* The program's own protection replaces ours: the data lands first. */
+int mprotect(void *addr, size_t len, int prot)
+{
+    REAL(mprotect);
+    if (tnbc_guard_active())
+        tnbc_guard_release_range(addr, len, TNBC_REL_IO);
+    return real_mprotect(addr, len, prot);
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    REAL(mmap);
+    if ((flags & MAP_FIXED) && tnbc_guard_active())
+        tnbc_guard_release_range(addr, len, TNBC_REL_FREE);
+    void *p = real_mmap(addr, len, prot, flags, fd, off);
+    tnbc_guard_maps_changed();
+    return p;
+}
+
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+    return mmap(addr, len, prot, flags, fd, (off_t)off);
+}
+
+/* mremap needs its old range to be one kernel mapping (VMA). Guarding
+ * splits a buffer's mapping by protection, and the pieces do not always
+ * merge again once opened (each piece first written while its neighbours
+ * were protected gets an anon_vma of its own), so the program's mremap of
+ * a buffer tnbc guarded can fail with EFAULT where the blocking run's
+ * succeeds. For private writable memory that may move, it is done by hand
+ * then: a new mapping, the bytes copied, the old one unmapped (shrinking:
+ * the tail unmapped). Returns MAP_FAILED (errno EFAULT) otherwise. */
+static void *mremap_split(void *old, size_t old_len, size_t new_len, int flags)
+{
+    const char *why;
+    uintptr_t lo = (uintptr_t)old;
+    if ((flags & ~MREMAP_MAYMOVE) || !tnbc_guard_memory_ok(lo, lo + old_len, &why)) {
+        errno = EFAULT;
+        return MAP_FAILED;
+    }
+    if (new_len <= old_len) {
+        munmap((char *)old + new_len, old_len - new_len);
+        return old;
+    }
+    if (!(flags & MREMAP_MAYMOVE)) {
+        errno = ENOMEM;            /* as mremap says when it cannot grow in place */
+        return MAP_FAILED;
+    }
+    void *p = mmap(NULL, new_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return p;
+    memcpy(p, old, old_len);
+    munmap(old, old_len);
+    return p;
+}
+
+/* The pages move with their protection: the guard is lifted first. */
+void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+    REAL(mremap);
+    void *to = NULL;
+    if (flags & MREMAP_FIXED) {
+        va_list ap;
+        va_start(ap, flags);
+        to = va_arg(ap, void *);
+        va_end(ap);
+    }
+    if (tnbc_guard_active()) {
+        tnbc_guard_release_range(old, old_len, TNBC_REL_FREE);
+        if (to)
+            tnbc_guard_release_range(to, new_len, TNBC_REL_FREE);
+    }
+    void *p = real_mremap(old, old_len, new_len, flags, to);
+    if (p == MAP_FAILED && errno == EFAULT)
+        p = mremap_split(old, old_len, new_len, flags);
+    tnbc_guard_maps_changed();
+    return p;
+}
+
+/* MADV_DONTNEED and friends discard the pages: what they held must be
+ * there (and then gone) as in the blocking run. */
+int madvise(void *addr, size_t len, int advice)
+{
+    REAL(madvise);
+    if (tnbc_guard_active())
+        tnbc_guard_release_range(addr, len, TNBC_REL_FREE);
+    return real_madvise(addr, len, advice);
+}
+
+int posix_madvise(void *addr, size_t len, int advice)
+{
+    REAL(posix_madvise);
+    if (tnbc_guard_active())
+        tnbc_guard_release_range(addr, len, TNBC_REL_FREE);
+    return real_posix_madvise(addr, len, advice);
+}
+
+/* A vfork child runs on the parent's memory and stack until it calls
+ * exec; the guards would need lifting before it, and a wrapper cannot
+ * return twice from a frame the child shares. POSIX lets vfork be fork,
+ * whose pthread_atfork handler lifts them (guard.c). */
+pid_t vfork(void)
+{
+    return fork();
+}
+
+/* ---- thread stacks -------------------------------------------------------- */
+
+struct thread_start {
+    void *(*fn)(void *);
+    void *arg;
+};
+
+static void forget_stack(void *lo) { tnbc_guard_stack_remove((uintptr_t)lo); }
+
+/* Runs in the new thread: its stack is registered for as long as it runs
+ * (until it returns, calls pthread_exit or is cancelled). */
+static void *start_thread(void *p)
+{
+    struct thread_start ts = *(struct thread_start *)p;
+    pthread_attr_t attr;
+    void *lo = NULL;
+    size_t size = 0;
+    free(p);
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        pthread_attr_getstack(&attr, &lo, &size);
+        pthread_attr_destroy(&attr);
+    }
+    tnbc_guard_stack_add((uintptr_t)lo, (uintptr_t)lo + size);
+    void *ret;
+    pthread_cleanup_push(forget_stack, lo);
+    ret = ts.fn(ts.arg);
+    pthread_cleanup_pop(1);
+    return ret;
+}
+
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    REAL(pthread_create);
+    struct thread_start *ts = malloc(sizeof *ts);
+    if (!ts)
+        return real_pthread_create(t, attr, fn, arg);   /* cannot happen in practice */
+    ts->fn = fn;
+    ts->arg = arg;
+    int rc = real_pthread_create(t, attr, start_thread, ts);
+    if (rc != 0)
+        free(ts);
+    return rc;
+}
+#endif /* !__SANITIZE_THREAD__ */
 
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 /* The allocator's own free/realloc/malloc_usable_size: the next definitions

@@ -5,13 +5,15 @@ REPLAY_OBJS := $(call objs,,libreplay/replay.c libreplay/nbop.c libreplay/progre
 
 $(REPLAY_OBJS): CFLAGS += -Iprofiles -fvisibility=hidden $(if $(SAN),-DTNBC_TEST_HOOKS)
 
-# Only the interposed symbols are exported (core/exports.map).
-PRELOAD_EXPORTS := core/exports.map
-PRELOAD_LDFLAGS := -Wl,--version-script=$(PRELOAD_EXPORTS)
-
-$(REPLAY_LIB): $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(REPLAY_OBJS) $(BUILD)/lib/libtnbc-profile.a $(PRELOAD_EXPORTS)
+# Only the interposed symbols are exported: the MPI entry points and the
+# libc calls the objects define (scripts/gen-exports writes the list).
+$(BUILD)/lib/libtnbc-replay.map: $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(REPLAY_OBJS) scripts/gen-exports
 	@mkdir -p $(dir $@)
-	$(MPICC) -shared -o $@ $(filter-out %.map,$^) $(LDFLAGS) $(PRELOAD_LDFLAGS) $(CORE_LIBS) -lm
+	scripts/gen-exports $@ $(filter %.o,$^)
+
+$(REPLAY_LIB): $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(REPLAY_OBJS) $(BUILD)/lib/libtnbc-profile.a $(BUILD)/lib/libtnbc-replay.map
+	@mkdir -p $(dir $@)
+	$(MPICC) -shared -o $@ $(filter-out %.map,$^) $(LDFLAGS) -Wl,--version-script=$(BUILD)/lib/libtnbc-replay.map $(CORE_LIBS) -lm
 
 ALL_TARGETS += $(REPLAY_LIB)
 

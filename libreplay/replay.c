@@ -417,6 +417,11 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
         *fb = FB_UNSUPPORTED;
         return NULL;
     }
+    if (!tnbc_call_transformable(a, &l, why)) {
+        tnbc_layout_free(&l);
+        *fb = FB_UNSUPPORTED;
+        return NULL;
+    }
     int64_t block = tnbc_op_is_chunked(a->op) ? (int64_t)(l.recv.nsub ? l.recv.bytes : l.send.bytes)
                                               : l.recv.nsub ? l.recv.block_bytes : (*ps)->block_bytes;
     if (a->rcounts)

@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -58,7 +59,8 @@ static struct {
     unsigned long dropped_reported;
     struct traced_call *last;       /* its span is still open */
     uint64_t flush_ticks, last_flush;  /* TNBC_TRACE_FLUSH_MS in ticks; when */
-} T;
+    pthread_mutex_t lock;     /* one writer of all the above at a time */
+} T = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 int tnbc_mode_thread_level(int required) { return required; }
 
@@ -326,8 +328,7 @@ static int after_call(const struct tnbc_args *a, const struct tnbc_site *site,
                       struct site_stats *st, struct traced_call *tc, int rc, int invocation,
                       uint64_t entry, uint64_t ret)
 {
-    if (st) {
-        st->calls++;
+    if (st) {         /* (its call was counted at entry) */
         st->total_ticks += (int64_t)(ret - entry);
         st->dirty = 1;
     }
@@ -364,14 +365,23 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     if (!T.on)
         return tnbc_pmpi_collective(a);
     /* The trace's own work before and after the real call is not the
-     * program's: it is taken out of program time (clock.h). */
+     * program's: it is taken out of program time (clock.h). Under
+     * MPI_THREAD_MULTIPLE several threads get here at once: the trace's
+     * state (sites, live calls, the event ring's consumer, the database's
+     * transactions) has one writer at a time, and the lock is not held
+     * across the real call (threads' collectives on different
+     * communicators must be able to run at the same time). */
     uint64_t own = tnbc_ticks();
+    pthread_mutex_lock(&T.lock);
     end_span(own, tnbc_program_ticks());
     retire_open_calls();
     flush(0, 0);
     site = tnbc_site_on(caller, a->comm);
     st = stats_for(site, a->op);
-    invocation = st ? (int)st->calls : 0;
+    /* The invocation number is taken (and counted) here, under the lock:
+     * two threads at one site get different ones, and no more than
+     * TNBC_TRACE_MAX_CALLS are traced. */
+    invocation = st ? (int)st->calls++ : 0;
     if (st && invocation < T.max_calls) {
         tc = calloc(1, sizeof *tc);
         if (tc && tnbc_layout_build(a, T.chunks, &tc->layout, &why) != 0) {
@@ -390,18 +400,25 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
             tnbc_layout_free(&l);
         }
     }
+    pthread_mutex_unlock(&T.lock);
     tnbc_ticks_lost_since(own, 0);
     entry = tnbc_program_ticks();
     rc = tnbc_pmpi_collective(a);
     ret = tnbc_program_ticks();
     own = tnbc_ticks();
+    pthread_mutex_lock(&T.lock);
+    st = stats_for(site, a->op);     /* the table may have grown meanwhile */
     rc = after_call(a, site, st, tc, rc, invocation, entry, ret);
+    pthread_mutex_unlock(&T.lock);
     tnbc_ticks_lost_since(own, 0);
-    if (tc && T.last == tc) {      /* after_call kept it: its span starts */
-        tc->span_wall0 = tnbc_ticks();
-        tc->span_prog0 = tnbc_program_ticks();
-        tc->span_dropped0 = event_ring_dropped();
-        T.last = tc;
+    if (tc) {
+        pthread_mutex_lock(&T.lock);
+        if (T.last == tc) {        /* after_call kept it: its span starts */
+            tc->span_wall0 = tnbc_ticks();
+            tc->span_prog0 = tnbc_program_ticks();
+            tc->span_dropped0 = event_ring_dropped();
+        }
+        pthread_mutex_unlock(&T.lock);
     }
     return rc;
 }
@@ -415,6 +432,7 @@ void tnbc_mode_finalize(void)
 {
     if (!T.on)
         return;
+    pthread_mutex_lock(&T.lock);
     end_span(tnbc_ticks(), tnbc_program_ticks());
     for (struct traced_call *tc = T.live; tc; tc = tc->next) {
         tnbc_guard_disarm(&tc->guard[RECV], TNBC_REL_FINALIZE);
@@ -431,4 +449,5 @@ void tnbc_mode_finalize(void)
     tnbc_db_close(T.db);
     T.db = NULL;
     T.on = 0;
+    pthread_mutex_unlock(&T.lock);
 }

@@ -62,9 +62,21 @@ void tnbc_profile_free(struct tnbc_profile *p)
     for (int i = 0; i < p->nsites; i++)
         site_free(&p->sites[i]);
     free(p->sites);
+    free(p->index);
     free(p->path);
     free(p->source);
     free(p);
+}
+
+uint64_t tnbc_profile_site_hash(const char *site, const char *op)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char *c = site; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+    h = (h ^ 0xff) * 0x100000001b3ULL;       /* separator no name contains */
+    for (const char *c = op; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+    return h;
 }
 
 const struct tnbc_profile_site *tnbc_profile_find(const struct tnbc_profile *p,
@@ -72,6 +84,13 @@ const struct tnbc_profile_site *tnbc_profile_find(const struct tnbc_profile *p,
 {
     if (!p || !site || !op)
         return NULL;
+    if (p->index) {     /* once per collective call: constant time */
+        size_t mask = p->index_cap - 1, at = tnbc_profile_site_hash(site, op) & mask;
+        for (int s; (s = p->index[at]) >= 0; at = (at + 1) & mask)
+            if (strcmp(p->sites[s].site, site) == 0 && strcmp(p->sites[s].op, op) == 0)
+                return &p->sites[s];
+        return NULL;
+    }
     for (int i = 0; i < p->nsites; i++)
         if (p->sites[i].site && p->sites[i].op && strcmp(p->sites[i].site, site) == 0 &&
             strcmp(p->sites[i].op, op) == 0) /* a site being parsed has no id yet */

@@ -100,7 +100,14 @@ struct tnbc_profile {
     char *source;        /* trace database it was made from (informational) */
     int nsites;
     struct tnbc_profile_site *sites;
+    /* Open-addressing hash set of site indices by (site, op), built by the
+     * reader (index_cap a power of two); NULL: tnbc_profile_find scans. */
+    int *index;
+    size_t index_cap;
 };
+
+/* The hash of (site, op) that the index is built with. */
+uint64_t tnbc_profile_site_hash(const char *site, const char *op);
 
 /* Read a profile file. NULL on error with "PATH:LINE: ..." in err. */
 struct tnbc_profile *tnbc_profile_load(const char *path, char *err, size_t errlen);

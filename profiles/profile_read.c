@@ -8,11 +8,14 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_WORLD (1 << 20)
 #define MAX_CHUNKS 4096
@@ -29,6 +32,9 @@ struct reader {
     char *err;
     size_t errlen;
     int failed;
+    int *seen;         /* open-addressing set of site indices (site, op) */
+    size_t seencap;    /* a power of two; 0 before the first site */
+    size_t nseen;
 };
 
 static int fail(struct reader *r, const char *fmt, ...)
@@ -530,6 +536,47 @@ static int parse_tail(struct reader *r, struct tnbc_profile_site *s)
     return r->failed ? -1 : 0;
 }
 
+/* ---- duplicate sites: a hash set, so that reading stays linear ---------- */
+
+static int seen_grow(struct reader *r, const struct tnbc_profile *p)
+{
+    size_t cap = r->seencap ? 2 * r->seencap : 64;
+    int *n = malloc(cap * sizeof *n);
+    if (!n)
+        return fail(r, "out of memory");
+    for (size_t i = 0; i < cap; i++)
+        n[i] = -1;
+    for (size_t i = 0; i < r->seencap; i++) {
+        int s = r->seen[i];
+        if (s < 0)
+            continue;
+        size_t at = tnbc_profile_site_hash(p->sites[s].site, p->sites[s].op) & (cap - 1);
+        while (n[at] >= 0)
+            at = (at + 1) & (cap - 1);
+        n[at] = s;
+    }
+    free(r->seen);
+    r->seen = n;
+    r->seencap = cap;
+    return 0;
+}
+
+/* Records the site being parsed (the last of p->sites) under (site, op);
+ * fails when that pair appeared before. */
+static int seen_insert(struct reader *r, struct tnbc_profile *p, const char *site, const char *op)
+{
+    if (2 * (r->nseen + 1) > r->seencap && seen_grow(r, p) < 0)
+        return -1;
+    size_t at = tnbc_profile_site_hash(site, op) & (r->seencap - 1);
+    for (int s; (s = r->seen[at]) >= 0; at = (at + 1) & (r->seencap - 1))
+        if (s != p->nsites - 1 && strcmp(p->sites[s].site, site) == 0 &&
+            strcmp(p->sites[s].op, op) == 0)
+            return fail(r, "site '%s' %s appears twice", site, op);
+    r->seen[at] = p->nsites - 1;
+    r->nseen++;
+    return 0;
+}
+
 static int parse_site(struct reader *r, struct tnbc_profile *p, struct tnbc_profile_site *s)
 {
     if (want(r, "site", 3) < 0)
@@ -539,9 +586,9 @@ static int parse_site(struct reader *r, struct tnbc_profile *p, struct tnbc_prof
         return -1;
     if (!tnbc_profile_op_known(r->tok[2]))
         return fail(r, "site: unknown operation '%s'", r->tok[2]);
-    if (tnbc_profile_find(p, r->tok[1], r->tok[2]))
-        return fail(r, "site '%s' %s appears twice", r->tok[1], r->tok[2]);
     if (!(s->site = dup_str(r, r->tok[1])) || !(s->op = dup_str(r, r->tok[2])))
+        return -1;
+    if (seen_insert(r, p, s->site, s->op) < 0)
         return -1;
     if (parse_identity(r, p, s) < 0 || parse_decision(r, s) < 0 || parse_order(r, s) < 0 ||
         parse_model(r, &s->model) < 0)
@@ -584,42 +631,56 @@ struct tnbc_profile *tnbc_profile_parse(const char *buf, size_t len, const char 
     if (parse_header(&r, p) < 0 || parse_sites(&r, p) < 0) {
         tnbc_profile_free(p);
         p = NULL;
+    } else {            /* the set of sites becomes the lookup index */
+        p->index = r.seen;
+        p->index_cap = r.seencap;
+        r.seen = NULL;
     }
     free(r.copy);
     free(r.tok);
+    free(r.seen);
     return p;
 }
 
+/* A profile is a regular file of at most this many bytes (FORMAT.md): a
+ * FIFO or a device (/dev/zero) would be read without bound or block. */
+#define MAX_PROFILE_BYTES (256L << 20)
+
 struct tnbc_profile *tnbc_profile_load(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* O_NONBLOCK: opening a FIFO for reading must not wait for a writer. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
         snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? 2 * cap : 65536;
-            char *n = realloc(buf, cap);
-            if (!n) {
-                snprintf(err, errlen, "%s:0: out of memory reading it", path);
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = n;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s:0: not a regular file", path);
+        close(fd);
+        return NULL;
     }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        snprintf(err, errlen, "%s:0: read error", path);
+    if (st.st_size > MAX_PROFILE_BYTES) {
+        snprintf(err, errlen, "%s:0: larger than %ld MiB (the limit for a profile)", path,
+                 MAX_PROFILE_BYTES >> 20);
+        close(fd);
+        return NULL;
+    }
+    /* One byte more than the size: a file that grew meanwhile is refused. */
+    size_t cap = (size_t)st.st_size + 1, len = 0;
+    char *buf = malloc(cap);
+    ssize_t got = 1;
+    while (buf && len < cap && got > 0) {
+        got = read(fd, buf + len, cap - len);
+        if (got > 0)
+            len += (size_t)got;
+        else if (got < 0 && errno == EINTR)
+            got = 1;
+    }
+    close(fd);
+    if (!buf || got < 0 || len == cap) {
+        snprintf(err, errlen, "%s:0: %s", path,
+                 !buf ? "out of memory reading it" : got < 0 ? "read error" : "changed while read");
         free(buf);
         return NULL;
     }

@@ -76,3 +76,18 @@ CHECK_SUITES += comm
 check-comm: $(COMM_TEST_PROGS) $(BUILD)/bench/pencil $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
 	@$(MAKE) --no-print-directory SAN=tsan build-tsan/lib/libtnbc-replay.so > /dev/null
 	@BUILD=$(BUILD) BUILD_TSAN=build-tsan test/comm.sh
+
+# Torture suite (test/torture.sh): legal programs doing unusual things with
+# buffers after a collective returned; plain, trace, tuned, forced on.
+TORTURE_PROGS := $(patsubst test/torture/%.c,$(BUILD)/test/torture/%,$(wildcard test/torture/*.c))
+
+$(BUILD)/test/torture/%: test/torture/%.c test/torture/tt.h
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -pthread -o $@ $< -lm
+
+ALL_TARGETS  += $(TORTURE_PROGS)
+CHECK_SUITES += torture
+
+.PHONY: check-torture
+check-torture: $(TORTURE_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
+	@BUILD=$(BUILD) test/torture.sh

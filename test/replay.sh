@@ -369,7 +369,7 @@ check_fallback_reasons() {
 
 t_run "no silent fallback: early or a reason, per site, in the summary and tnbc report" check_fallback_reasons
 # Symbols: the library exports only MPI, Fortran MPI and the libc calls it
-# interposes (core/exports.map); a program exporting its own land,
+# interposes (the export list that scripts/gen-exports writes); a program exporting its own land,
 # progress_submit and nbop_create gets its own results, and the library
 # still lands data with its own (results as in a plain run).
 check_symbols() {

@@ -620,6 +620,77 @@ static void test_refusals(void **state)
     expect_refused(&a, "unknown operation");
 }
 
+/* ---- which calls may return early ------------------------------------------ */
+
+static int transformable(const struct tnbc_args *a, const char **why)
+{
+    struct tnbc_call_layout l;
+    build(a, 4, &l);
+    *why = NULL;
+    int ok = tnbc_call_transformable(a, &l, why);
+    tnbc_layout_free(&l);
+    return ok;
+}
+
+static void test_transformable(void **state)
+{
+    (void)state;
+    const char *why;
+    struct tnbc_args a = args(TNBC_ALLTOALL);
+    a.rcount = a.scount = 16;
+    assert_true(transformable(&a, &why));
+
+    /* A derived datatype on either side: blocking. */
+    MPI_Datatype vec;
+    MPI_Type_vector(4, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    a.rtype = vec;
+    a.rcount = a.scount = 2;
+    assert_false(transformable(&a, &why));
+    assert_non_null(strstr(why, "derived datatype"));
+    a = args(TNBC_BCAST);
+    a.rcount = 2;
+    a.rtype = vec;
+    a.root = 0;
+    assert_false(transformable(&a, &why));           /* root and not */
+    MPI_Type_free(&vec);
+
+    /* Reductions: integers yes, floating point never (MAX/MIN included). */
+    a = args(TNBC_ALLREDUCE);
+    a.rcount = 16;
+    MPI_Op ops[] = { MPI_SUM, MPI_MAX, MPI_MIN, MPI_BXOR };
+    for (int i = 0; i < 4; i++) {
+        a.mpi_op = ops[i];
+        a.rtype = a.stype = MPI_INT;
+        assert_true(transformable(&a, &why));
+        a.rtype = a.stype = MPI_DOUBLE;
+        assert_false(transformable(&a, &why));
+        assert_non_null(strstr(why, "floating-point"));
+    }
+    a.rtype = a.stype = MPI_DOUBLE_INT;
+    a.mpi_op = MPI_MAXLOC;
+    assert_false(transformable(&a, &why));
+    a.rtype = a.stype = MPI_2INT;
+    assert_true(transformable(&a, &why));
+
+    /* An allgather whose send buffer is this rank's slot of the receive
+     * buffer: blocking; separate buffers: early. */
+    a = args(TNBC_ALLGATHER);
+    a.rcount = a.scount = 16;
+    assert_true(transformable(&a, &why));
+    a.sendbuf = rbuf + (size_t)r * 16 * sizeof(int);
+    assert_false(transformable(&a, &why));
+    assert_non_null(strstr(why, "overlaps"));
+
+    /* A receive buffer on the stack: blocking. */
+    int local[4096];
+    a = args(TNBC_ALLTOALL);
+    a.recvbuf = local;
+    a.rcount = a.scount = (int)(4096 / p);
+    assert_false(transformable(&a, &why));
+    assert_non_null(strstr(why, "stack"));
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -636,6 +707,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_derived_vector),
         cmocka_unit_test(test_derived_true_lb),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_transformable),
     };
     int failed, all;
 

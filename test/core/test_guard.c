@@ -874,6 +874,94 @@ static void test_measure_costs(void **state)
     assert_int_equal(tnbc_range_count(), 0);
 }
 
+/* ---- which memory may be guarded ------------------------------------------ */
+
+static char rbuf_static[16 * 4096];
+
+static int memory_ok(const void *p, size_t len, const char **why)
+{
+    *why = NULL;
+    return tnbc_guard_memory_ok((uintptr_t)p, (uintptr_t)p + len, why);
+}
+
+static void test_memory_kinds(void **state)
+{
+    (void)state;
+    const char *why;
+    char *anon = mmap(NULL, 4 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *shared = mmap(NULL, 4 * ps, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(ftruncate(fileno(f), (off_t)(4 * ps)), 0);
+    char *file = mmap(NULL, 4 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE, fileno(f), 0);
+    char *sfile = mmap(NULL, 4 * ps, PROT_READ | PROT_WRITE, MAP_SHARED, fileno(f), 0);
+    char *ro = mmap(NULL, 4 * ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *heap = malloc(64 * ps);
+    volatile char on_stack[3 * 4096];
+    assert_true(anon != MAP_FAILED && shared != MAP_FAILED && file != MAP_FAILED && heap &&
+                sfile != MAP_FAILED && ro != MAP_FAILED);
+    tnbc_guard_maps_changed();        /* as the mmap wrapper does */
+
+    assert_true(memory_ok(anon, 4 * ps, &why));
+    assert_true(memory_ok(heap + ps, 32 * ps, &why));
+    assert_false(memory_ok(shared, ps, &why));
+    assert_non_null(strstr(why, "shared"));
+    assert_false(memory_ok(sfile + ps, ps, &why));
+    assert_false(memory_ok(ro, ps, &why));              /* not writable */
+    assert_true(memory_ok(file + ps, ps, &why));        /* a private copy of a file */
+    assert_true(memory_ok(rbuf_static, sizeof rbuf_static, &why));   /* .bss */
+    assert_false(memory_ok((const char *)on_stack + 1024, 4096, &why));   /* [stack] */
+    assert_non_null(why);
+
+    /* Part private anonymous, part shared: refused. */
+    char *two = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(two != MAP_FAILED);
+    tnbc_guard_maps_changed();
+    assert_true(memory_ok(two, 2 * ps, &why));
+    assert_true(mmap(two + ps, ps, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED,
+                     -1, 0) == two + ps);
+    tnbc_guard_maps_changed();
+    assert_false(memory_ok(two, 2 * ps, &why));
+    assert_true(memory_ok(two, ps, &why));
+
+    /* Gone: refused. */
+    munmap(two, 2 * ps);
+    tnbc_guard_maps_changed();        /* as the munmap wrapper does */
+    assert_false(memory_ok(two, ps, &why));
+    /* A mapping made behind our back (no wrapper saw it): the cached map
+     * lacks it and is read again. */
+    char *late = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(late != MAP_FAILED);
+    assert_true(memory_ok(late, ps, &why));
+    munmap(late, ps);
+    tnbc_guard_maps_changed();
+
+    /* A registered thread stack, wherever it lies, is never guarded. */
+    tnbc_guard_stack_add((uintptr_t)anon + ps, (uintptr_t)anon + 3 * ps);
+    assert_false(memory_ok(anon, 2 * ps, &why));
+    assert_non_null(strstr(why, "stack"));
+    assert_true(memory_ok(anon + 3 * ps, ps, &why));
+    tnbc_guard_stack_remove((uintptr_t)anon + ps);
+    assert_true(memory_ok(anon, 4 * ps, &why));
+
+    /* tnbc_guard_arm applies the same rule: nothing armed on shared memory. */
+    struct tnbc_submsg sub[1] = { { 0, 2 * ps, 0, 0 } };
+    struct tnbc_layout l = { .base = shared, .span = 2 * ps, .nsub = 1, .sub = sub };
+    struct tnbc_guard g;
+    setup_guard(&g, &l, PROT_NONE, 0);
+    assert_int_equal(tnbc_guard_arm(&g), 0);
+    assert_int_equal(g.armed, 0);
+    assert_int_equal(tnbc_guard_active(), 0);
+
+    free(heap);
+    munmap(anon, 4 * ps);
+    munmap(shared, 4 * ps);
+    munmap(file, 4 * ps);
+    munmap(sfile, 4 * ps);
+    munmap(ro, 4 * ps);
+    fclose(f);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -902,6 +990,7 @@ int main(void)
         T(test_aliased_send_subs),
         T(test_two_threads),
         T(test_measure_costs),
+        T(test_memory_kinds),
     };
     char rearm[16];
 

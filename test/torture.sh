@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Torture suite: legal MPI programs that do unusual things with buffers
+# after a blocking collective returned (test/torture/*.c). Each runs plain,
+# traced, tuned with the analyzer's profile and tuned with every site
+# forced on; the four outputs must be identical byte for byte, and every
+# run ends in time (a hang is a failure with a message). The forced run
+# must also do what the case is about: return early (the summary counts
+# early returns), or run blocking with the expected reason logged.
+#   TORTURE_CASES="a b"  runs only those cases ("profiles": the profile checks).
+set -u
+cd "$(dirname "$0")/.."
+: "${BUILD:=build}"
+source test/lib.sh
+export TNBC_BUILD=${TNBC_BUILD:-$PWD/$BUILD}
+TNBC=scripts/tnbc
+P=$BUILD/test/torture
+: "${TORTURE_TIMEOUT:=60}"
+W=$(mktemp -d /tmp/tnbc-torture.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+
+force_on() { sed -E 's/^  decision off .*/  decision on forced by the torture test/' "$1" > "$2"; }
+
+# One bounded run: NP PROGRAM (timeout first: scripts/tnbc then exports the
+# settings, which local ranks inherit).
+mpi() { echo timeout -k 5 "$TORTURE_TIMEOUT" mpirun --oversubscribe -np "$1" "$2"; }
+
+same() { # NAME MODE
+    if ! cmp -s "$W/$1.plain" "$W/$1.$2"; then
+        echo "$2 output differs from the plain run:"; diff "$W/$1.plain" "$W/$1.$2" | head -20
+        return 1
+    fi
+}
+
+ran() { # NAME MODE RC
+    [[ $3 -eq 0 ]] && return 0
+    [[ $3 -eq 124 || $3 -eq 137 ]] && echo "$2 run hung (killed after ${TORTURE_TIMEOUT}s)" ||
+        echo "$2 run failed (exit $3)"
+    tail -20 "$W/$1.$2.err"
+    return 1
+}
+
+# Early returns in the forced run's summary.
+early() {
+    local n=0 f
+    for f in "$W/$1.summary.d"/rank-*.db; do
+        [[ -f $f ]] && n=$((n + $(sqlite3 -batch -noheader "$f" "SELECT IFNULL(SUM(traced), 0) FROM site")))
+    done
+    echo $n
+}
+
+expected() { # NAME EXPECT: "early", "blocking:REGEX", "trace-calls:N" or "-"
+    case $2 in
+        early)
+            local n; n=$(early "$1")
+            echo "$n early returns in the forced run"
+            [[ $n -gt 0 ]] || { echo "expected early returns"; cat "$W/$1.forced.err"; return 1; } ;;
+        trace-calls:*)   # every call traced, none lost, no database error
+            local n; n=$(sqlite3 -batch -noheader "$W/$1.db" "SELECT COUNT(*) FROM call")
+            echo "$n calls in the trace"
+            [[ $n -eq ${2#trace-calls:} ]] || { echo "expected ${2#trace-calls:} calls"; return 1; }
+            ! grep -i 'sqlite\|transaction' "$W/$1.trace.err" ;;
+        blocking:*)
+            grep -Eq "runs blocking: .*(${2#blocking:})" "$W/$1.forced.err" ||
+                { echo "expected a call to run blocking: ${2#blocking:}"; cat "$W/$1.forced.err"; return 1; } ;;
+    esac
+}
+
+torture() { # NAME NP EXPECT
+    local name=$1 np=$2 prog=$P/$1 rc
+    $(mpi "$np" "$prog") > "$W/$name.plain" 2> "$W/$name.plain.err"; rc=$?
+    ran "$name" plain $rc || return 1
+    $TNBC trace -o "$W/$name.db" -- $(mpi "$np" "$prog") > "$W/$name.trace" 2> "$W/$name.trace.err"; rc=$?
+    ran "$name" trace $rc && same "$name" trace || return 1
+    $TNBC analyze "$W/$name.db" -o "$W/$name.profile" > "$W/$name.analyze" 2>&1 ||
+        { echo "analyze failed"; cat "$W/$name.analyze"; return 1; }
+    $TNBC run -p "$W/$name.profile" -- $(mpi "$np" "$prog") > "$W/$name.tuned" 2> "$W/$name.tuned.err"; rc=$?
+    ran "$name" tuned $rc && same "$name" tuned || return 1
+    force_on "$W/$name.profile" "$W/$name.on.profile"
+    $TNBC run -p "$W/$name.on.profile" --summary "$W/$name.summary.d" -- $(mpi "$np" "$prog") > "$W/$name.forced" 2> "$W/$name.forced.err"; rc=$?
+    ran "$name" forced $rc && same "$name" forced || return 1
+    grep -h 'runs blocking\|not guarded' "$W/$name".*.err | sed 's/^.*tnbc[^:]*: //' | sort -u | head -5
+    expected "$name" "$3"
+}
+
+# What each case must show in the forced run (see expected()).
+declare -A expect=(
+    [vector_holes]="blocking:derived datatype" [stack_buf]="blocking:stack"
+    [type_freed]="blocking:derived datatype" [maxmin_float]="blocking:floating-point"
+    [mprotect_table]=early [shared_map]="blocking:shared mapping" [fork_child]=early
+    [sigalrm_reader]=early [allgather_overlap]="blocking:overlaps" [blocked_reader]=early
+    [sigset_handler]=early [efault]=early [threads_comms]=trace-calls:48 [thread_level]=early
+    [remap]=early [two_pending]=early [static_buf]=early
+)
+declare -A what=(
+    [vector_holes]="vector type: holes written by another thread (1)"
+    [stack_buf]="receive buffers on the stack of returning frames (2)"
+    [type_freed]="derived datatype freed after the call (3)"
+    [maxmin_float]="MAX/MIN on doubles with signed zeros and NaNs (4)"
+    [mprotect_table]="mprotect/madvise/mmap MAP_FIXED on a received table (5)"
+    [shared_map]="receive buffers in shared mappings (6)"
+    [fork_child]="forked child reads the buffer (7)"
+    [sigalrm_reader]="SIGALRM handler reads the last buffer (7)"
+    [allgather_overlap]="allgather send buffer inside the receive buffer (7)"
+    [blocked_reader]="reader thread with every signal blocked (8)"
+    [sigset_handler]="program's SIGSEGV handler via sigset/sysv_signal/bsd_signal (8)"
+    [efault]="pending buffers handed to system calls (9)"
+    [threads_comms]="two threads, collectives on two communicators (10)"
+    [thread_level]="the thread level asked for is the one seen (10)"
+    [remap]="mremap, munmap+mmap, free+malloc right after the call"
+    [two_pending]="memcpy between two pending buffers, second thread writing"
+    [static_buf]="buffers in .bss/.data; a buffer read after MPI_Finalize"
+)
+order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map fork_child
+       sigalrm_reader allgather_overlap blocked_reader sigset_handler efault threads_comms
+       thread_level remap two_pending static_buf)
+for c in ${TORTURE_CASES:-${order[@]}}; do
+    [[ $c == profiles ]] && continue
+    [[ -x $P/$c ]] || { t_run "$c: built" false; continue; }
+    T_TIMEOUT=$((4 * TORTURE_TIMEOUT + 60)) t_run "$c: ${what[$c]:-}" torture "$c" 2 "${expect[$c]:--}"
+done
+# Profiles that must not hang or crash the run: one line, then every
+# collective blocking (a FIFO, a device, an unparsable file), and a profile
+# of 40,000 sites, read in linear time, whose extra sites change nothing.
+check_profiles() {
+    local prog=$P/thread_level out
+    $(mpi 2 "$prog") > "$W/prof.plain" 2>/dev/null || return 1
+    mkfifo "$W/fifo"
+    for bad in "$W/fifo" /dev/zero; do
+        out=$($TNBC run -p "$bad" -- $(mpi 2 "$prog") 2>&1 >"$W/prof.out") ||
+            { echo "$bad: run failed: $out"; return 1; }
+        cmp -s "$W/prof.plain" "$W/prof.out" || { echo "$bad: output differs"; return 1; }
+        [[ $(echo "$out" | grep -c "not a regular file; every collective runs blocking") -eq 1 ]] ||
+            { echo "$bad: expected one line: $out"; return 1; }
+    done
+    $TNBC trace -o "$W/prof.db" -- $(mpi 2 "$prog") > /dev/null 2>&1 &&
+        $TNBC analyze "$W/prof.db" -o "$W/prof.profile" > /dev/null || return 1
+    /usr/bin/python3 - "$W/prof.profile" "$W/big.profile" <<'PY' || return 1
+import sys
+src = open(sys.argv[1]).read()
+head, rest = src.split("\nsite ", 1)
+block = "site " + rest.split("\nend\n")[0] + "\nend\n"
+name = block.split()[1]
+with open(sys.argv[2], "w") as f:
+    f.write(src)
+    for i in range(40000):
+        f.write("\n" + block.replace("site " + name, "site other.so+0x%x" % i, 1))
+PY
+    $TNBC run -p "$W/big.profile" -- $(mpi 2 "$prog") > "$W/prof.big" 2>"$W/prof.big.err" ||
+        { cat "$W/prof.big.err"; return 1; }
+    cmp -s "$W/prof.plain" "$W/prof.big" || { echo "40k sites: output differs"; return 1; }
+}
+# docs/limits.md lists exactly the calls core/wrap_syscalls.def wraps.
+check_limits_list() {
+    local def doc
+    def=$(grep -o '^SYSCALL([^,]*, [a-z_0-9]*' core/wrap_syscalls.def | sed 's/.*, //' | sort)
+    doc=$(tr '\n' ' ' < docs/limits.md | sed 's/.*buffers it takes): //; s/; and `open`.*//' |
+          tr ' ' '\n' | grep -E '^[a-z_0-9]+$' | sort)
+    diff <(echo "$def") <(echo "$doc") && echo "$(echo "$def" | wc -l) calls, listed"
+}
+t_run "docs/limits.md lists every call of core/wrap_syscalls.def" check_limits_list
+
+if [[ -z ${TORTURE_CASES:-} || " $TORTURE_CASES " == *" profiles "* ]]; then
+    t_run "profiles: FIFO, /dev/zero, 40,000 sites" check_profiles
+fi
+t_summary
