@@ -307,13 +307,14 @@ static int in_list(MPI_Datatype t, const MPI_Datatype *list, size_t n)
  * bitwise/logical operations on integers do not round. Floating point is
  * left out entirely: sums round, and MAX/MIN give different bits for
  * signed zeros and NaNs depending on the order of application. */
-static int reduction_is_exact(MPI_Datatype t, MPI_Op op)
+int tnbc_reduction_is_exact(MPI_Datatype t, MPI_Op op)
 {
     static const MPI_Datatype integers[] = {
         MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_SHORT, MPI_UNSIGNED_SHORT,
         MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG,
         MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T,
         MPI_UINT32_T, MPI_UINT64_T, MPI_C_BOOL, MPI_INTEGER, MPI_LOGICAL,
+        MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8,
     };
     static const MPI_Datatype int_pairs[] = { MPI_2INT, MPI_SHORT_INT, MPI_LONG_INT, MPI_2INTEGER };
     if (op == MPI_MAXLOC || op == MPI_MINLOC)
@@ -341,7 +342,7 @@ int tnbc_call_transformable(const struct tnbc_args *a, const struct tnbc_call_la
         *why = "derived datatype (the program may write its holes or free it once the call returned)";
         return 0;
     }
-    if ((a->op == TNBC_ALLREDUCE || a->op == TNBC_REDUCE) && !reduction_is_exact(a->rtype, a->mpi_op)) {
+    if ((a->op == TNBC_ALLREDUCE || a->op == TNBC_REDUCE) && !tnbc_reduction_is_exact(a->rtype, a->mpi_op)) {
         *why = "floating-point or user-defined reduction (the result's bits could depend on the order)";
         return 0;
     }

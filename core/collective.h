@@ -75,6 +75,12 @@ int tnbc_layout_build(const struct tnbc_args *a, int chunks,
                       struct tnbc_call_layout *out, const char **why);
 void tnbc_layout_free(struct tnbc_call_layout *l);
 
+/* 1 when a reduction with this predefined type and op gives the same bits
+ * in any order of application (integers; no floating point, no
+ * user-defined op): only those are transformed. One list for the layout's
+ * check and replay's chunked plans. */
+int tnbc_reduction_is_exact(MPI_Datatype t, MPI_Op op);
+
 /* Whether a call whose layout is `l` may return early, i.e. give results
  * bit-identical to the blocking call whatever a correct program does after
  * it returned. Returns 1, or 0 with *why set to a static reason (the call

@@ -33,29 +33,6 @@ static void *test_realloc(void *p, size_t n) { return fail_now() ? NULL : reallo
 #define realloc(p, n) test_realloc(p, n)
 #endif
 
-int nbop_reduction_is_exact(MPI_Datatype t, MPI_Op op)
-{
-    static const MPI_Datatype integers[] = {
-        MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_SHORT, MPI_UNSIGNED_SHORT,
-        MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG,
-        MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T,
-        MPI_UINT32_T, MPI_UINT64_T, MPI_C_BOOL, MPI_INTEGER, MPI_LOGICAL,
-        MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8,
-    };
-    /* Comparisons and bitwise/logical operations do not round: any order of
-     * application gives the same bits. Integer sums and products wrap the
-     * same way in any order. Floating-point sums and products do not. */
-    if (op == MPI_MAX || op == MPI_MIN || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR ||
-        op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR || op == MPI_MAXLOC || op == MPI_MINLOC)
-        return 1;
-    if (op != MPI_SUM && op != MPI_PROD)
-        return 0;           /* user-defined: may even be non-commutative */
-    for (size_t i = 0; i < sizeof integers / sizeof *integers; i++)
-        if (t == integers[i])
-            return 1;
-    return 0;
-}
-
 MPI_Aint nbop_extent(MPI_Datatype t)
 {
     MPI_Aint lb, ext;
@@ -577,7 +554,7 @@ static const char *chunked(struct nbop *op, const struct tnbc_profile_site *site
     long first[64], n[64];
     int k;
 
-    if (a->op != TNBC_BCAST && !nbop_reduction_is_exact(a->rtype, a->mpi_op))
+    if (a->op != TNBC_BCAST && !tnbc_reduction_is_exact(a->rtype, a->mpi_op))
         return "floating-point or user-defined reduction (results could differ in the last bit)";
     if (a->op == TNBC_ALLREDUCE && a->sendbuf == MPI_IN_PLACE)
         return "MPI_IN_PLACE";
@@ -704,7 +681,7 @@ static const char *reduce_scattered(struct nbop *op, const struct tnbc_profile_s
     int m = site->chunks > 0 ? site->chunks : 1;
     if (m > SCATTER_MAX_CHUNKS)
         m = SCATTER_MAX_CHUNKS;
-    if (!nbop_reduction_is_exact(a->rtype, a->mpi_op))
+    if (!tnbc_reduction_is_exact(a->rtype, a->mpi_op))
         return "floating-point or user-defined reduction (results could differ in the last bit)";
     if (a->sendbuf == MPI_IN_PLACE)
         return "MPI_IN_PLACE";    /* replay.c passes the out-of-place equivalent */

@@ -192,8 +192,5 @@ const int *nbop_scatter_displs(const struct nbop *op, int c);
 /* A datatype's extent in bytes. */
 MPI_Aint nbop_extent(MPI_Datatype t);
 
-/* Exact reductions only: 1 when the blocking and the chunked non-blocking
- * algorithms must give bit-identical results for this type and op. */
-int nbop_reduction_is_exact(MPI_Datatype type, MPI_Op op);
 
 #endif

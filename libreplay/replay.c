@@ -60,6 +60,8 @@ enum fallback {
     FB_GUARD,          /* agreed, but the pages could not be guarded: the
                           call waited for all its data before returning */
     FB_AGREE_FAILED,   /* the agreement's MPI call failed */
+    FB_UNSAFE,         /* tnbc_call_transformable: derived type, inexact
+                          reduction, stack or shared memory, overlap */
     FB_SMALL,          /* the receive buffer holds no whole page: nothing
                           could overlap, the call would wait for all of it */
     FB_COUNT
@@ -71,6 +73,7 @@ static const char *const fallback_names[FB_COUNT] = {
     [FB_CANNOT_LAND] = "cannot-land", [FB_NO_THREAD] = "no-progress-thread",
     [FB_OTHER_RANK] = "other-rank", [FB_TRIAL] = "trial", [FB_GUARD] = "guard-conflict",
     [FB_AGREE_FAILED] = "agreement-failed", [FB_SMALL] = "no-whole-page",
+    [FB_UNSAFE] = "unsafe",
 };
 
 struct site_stats {
@@ -87,6 +90,7 @@ static struct {
     int can_land;          /* this rank can transform calls */
     int loaded;            /* the profile was read (before MPI_Init_thread) */
     int wants_on;          /* it turns on a site of a module loaded here */
+    int user_level;        /* the thread level the program asked for */
     char prof_err[TNBC_PROFILE_ERRLEN];
     struct tnbc_profile *prof;
     struct edge_req *agree_out, *agree_got;   /* [world size] each */
@@ -144,6 +148,7 @@ static void load_profile(void)
 int tnbc_mode_thread_level(int required)
 {
     load_profile();
+    R.user_level = required;
     return R.wants_on && required < MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
 }
 
@@ -161,23 +166,32 @@ static void drain(void);
 
 /* Every rank must take part in the agreement or none: one MPI_Allreduce
  * over what each rank's profile asks for (a rank may not have loaded the
- * module of a site) and whether it could set itself up. Returns 1 when the
- * machinery runs on every rank. */
+ * module of a site), whether it could set itself up, and whether its
+ * program asked for MPI_THREAD_MULTIPLE. Such a program may run
+ * collectives from several threads at once, on different communicators;
+ * the runtime's per-call state (agreement buffers, site table, summary,
+ * buffer pool) has one user at a time, and a lock held across the
+ * agreement could deadlock two ranks whose threads take it in different
+ * orders: so it runs every collective blocking, on every rank (said once).
+ * Returns 1 when the machinery runs on every rank. */
 static int all_ranks_on(int provided)
 {
-    int world = 0, mine[2], all[2];
+    int world = 0, mine[3], all[3];
     PMPI_Comm_size(MPI_COMM_WORLD, &world);
     R.agree_out = malloc((size_t)world * sizeof *R.agree_out);
     R.agree_got = malloc((size_t)world * sizeof *R.agree_got);
     mine[0] = R.wants_on;
     mine[1] = !R.agree_out || !R.agree_got;
-    if (PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    mine[2] = R.user_level == MPI_THREAD_MULTIPLE;
+    if (PMPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
         tnbc_warn("cannot agree on the profile at start; every collective runs blocking");
         return 0;
     }
     if (all[0] && all[1] && R.rank == 0)
         tnbc_warn("out of memory at start on some rank; every collective runs blocking");
-    if (!all[0] || all[1])
+    if (all[0] && !all[1] && all[2] && R.rank == 0)
+        tnbc_warn("the program asks for MPI_THREAD_MULTIPLE (collectives from several threads at once); every collective runs blocking");
+    if (!all[0] || all[1] || all[2])
         return 0;
     if (provided < MPI_THREAD_MULTIPLE) {
         /* Still votes (no) in every agreement, so the others are not left waiting. */
@@ -419,7 +433,7 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
     }
     if (!tnbc_call_transformable(a, &l, why)) {
         tnbc_layout_free(&l);
-        *fb = FB_UNSUPPORTED;
+        *fb = FB_UNSAFE;
         return NULL;
     }
     int64_t block = tnbc_op_is_chunked(a->op) ? (int64_t)(l.recv.nsub ? l.recv.bytes : l.send.bytes)

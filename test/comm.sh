@@ -244,7 +244,7 @@ check_dtypes() {
         # Every derived type runs blocking (docs/limits.md: the program may
         # write the holes or free the type while the call would be in flight).
         [[ $got == "alltoall 2 0, bcast 2 0, bcast 2 0" ]] || { echo "rank $r: summary rows '$got'"; return 1; }
-        [[ $(grep -c "^tnbc\[$r\]: alltoall at .* runs blocking: non-contiguous datatype" "$W/dt.err") -eq 1 ]] ||
+        [[ $(grep -c "^tnbc\[$r\]: alltoall at .* runs blocking: derived datatype" "$W/dt.err") -eq 1 ]] ||
             { echo "rank $r: alltoall reason not said once"; cat "$W/dt.err"; return 1; }
         [[ $(grep -c "^tnbc\[$r\]: bcast at .* runs blocking: derived datatype" "$W/dt.err") -eq 2 ]] ||
             { echo "rank $r: bcast reason not said once per site"; cat "$W/dt.err"; return 1; }

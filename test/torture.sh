@@ -125,8 +125,17 @@ check_profiles() {
     local prog=$P/thread_level out
     $(mpi 2 "$prog") > "$W/prof.plain" 2>/dev/null || return 1
     mkfifo "$W/fifo"
+    local lib=$PWD/$BUILD/lib/libtnbc-replay.so
     for bad in "$W/fifo" /dev/zero; do
-        out=$($TNBC run -p "$bad" -- $(mpi 2 "$prog") 2>&1 >"$W/prof.out") ||
+        # The front door refuses it before starting the job, in one line ...
+        out=$($TNBC run -p "$bad" -- $(mpi 2 "$prog") 2>&1 >/dev/null) &&
+            { echo "$bad: tnbc run accepted it"; return 1; }
+        [[ $out == "tnbc run: -p $bad: not a regular file" ]] ||
+            { echo "$bad: tnbc run said: $out"; return 1; }
+        # ... and the runtime, given it without the front door, says one line
+        # and runs every collective blocking.
+        out=$(timeout -k 5 "$TORTURE_TIMEOUT" mpirun --oversubscribe -np 2 -x LD_PRELOAD="$lib" \
+                -x TNBC_PROFILE="$bad" "$prog" 2>&1 >"$W/prof.out") ||
             { echo "$bad: run failed: $out"; return 1; }
         cmp -s "$W/prof.plain" "$W/prof.out" || { echo "$bad: output differs"; return 1; }
         [[ $(echo "$out" | grep -c "not a regular file; every collective runs blocking") -eq 1 ]] ||
