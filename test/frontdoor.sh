@@ -105,7 +105,7 @@ t_run "fail: analyze --measured of a missing path names it" \
 t_run "fail: analyze --measured of the trace itself" \
     fails_naming "not a replay summary: 2 rank(s) ran in trace mode" "tnbc-measured" "$TNBC" analyze run.db -o x.profile --measured run.db
 t_run "fail: run -p of a missing profile names it" \
-    fails_naming "-p missing.profile: cannot read" "$ROOT" "$TNBC" run -p missing.profile -- true
+    fails_naming "-p missing.profile: no such file" "$ROOT" "$TNBC" run -p missing.profile -- true
 t_run "fail: report of a missing database names it" \
     fails_naming "nothere.db: no such file" "Traceback" "$TNBC" report nothere.db -o "$W/r"
 
