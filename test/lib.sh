@@ -11,6 +11,16 @@
 #   t_skip NAME REASON       counted as skipped, never as passed
 #   t_cmocka BIN             run a cmocka binary in TAP mode, count each test
 #   t_mpirun NP ARGS...      mpirun bounded by T_TIMEOUT seconds (default 60)
+#   t_mpi_argv NP ARGS...    sets the array T_MPI_ARGV to the launch command
+#                            (without timeout) for T_MPI (below); ARGS are
+#                            Open MPI's options, then the program
+#   t_openmpi_only NAME WHY  0 under Open MPI; under MPICH, a named skip
+#
+# T_MPI=openmpi or mpich (the default when BUILD ends in -mpich, as make
+# MPI=mpich's build-mpich/): the launcher the suites use. Under mpich, Open MPI's options are turned
+# into Hydra's: -np N -> -n N, -x VAR[=VAL] -> -genv VAR VAL, --oversubscribe
+# dropped (Hydra's fork launcher runs any number of ranks), --mca NAME VAL
+# dropped (no equivalent; a test that depends on one is Open-MPI-only).
 #   t_fuzz NAME SEEDS [DICT] build $BUILD/fuzz/fuzz-NAME (mk/fuzz.mk) and run it
 #                            TNBC_FUZZ_SECONDS (15) from SEEDS; skipped with the
 #                            reason when clang or its libFuzzer runtime is missing
@@ -34,6 +44,9 @@
 
 : "${T_SUITE:=$(basename "${BASH_SOURCE[1]:-suite}" .sh)}"
 : "${T_TIMEOUT:=60}"
+# The MPI the build was made with: build-mpich/ (make MPI=mpich) is MPICH's.
+[[ -z ${T_MPI:-} && ${BUILD:-build} == *-mpich ]] && T_MPI=mpich
+: "${T_MPI:=openmpi}"
 : "${T_LOGDIR:=${BUILD:-build}/test-logs/$T_SUITE}"
 mkdir -p "$T_LOGDIR"
 T_PASS=0 T_FAIL=0 T_SKIP=0
@@ -185,9 +198,37 @@ t_cmocka() {
     fi
 }
 
-t_mpirun() {
+t_mpi_argv() {
     local np=$1; shift
-    timeout -k 5 "$T_TIMEOUT" mpirun --oversubscribe -np "$np" "$@"
+    if [[ ${T_MPI:-openmpi} != mpich ]]; then
+        T_MPI_ARGV=(mpirun --oversubscribe -np "$np" "$@"); return
+    fi
+    # Hydra: global options (-genv) before the executable; the fork
+    # launcher, not ssh, on this one host.
+    T_MPI_ARGV=(mpiexec.mpich -launcher fork)
+    while [[ $# -gt 0 ]]; do
+        case $1 in
+            -x) if [[ $2 == *=* ]]; then T_MPI_ARGV+=(-genv "${2%%=*}" "${2#*=}")
+                else T_MPI_ARGV+=(-genv "$2" "${!2-}"); fi
+                shift 2 ;;
+            --mca) shift 3 ;;
+            --oversubscribe) shift ;;
+            -np) np=$2; shift 2 ;;
+            *) break ;;
+        esac
+    done
+    T_MPI_ARGV+=(-n "$np" "$@")
+}
+
+t_mpirun() {
+    t_mpi_argv "$@"
+    timeout -k 5 "$T_TIMEOUT" "${T_MPI_ARGV[@]}"
+}
+
+t_openmpi_only() {
+    [[ ${T_MPI:-openmpi} != mpich ]] && return 0
+    t_skip "$1" "Open MPI only: $2"
+    return 1
 }
 
 t_merge() {

@@ -50,4 +50,17 @@ t_run "T_ONLY: the others neither run nor counted" \
 printf '#!/bin/sh\necho "ok 1 - t"\nkill -SEGV $$\n' >"$W/fake-cmocka"; chmod +x "$W/fake-cmocka"
 t_run "t_cmocka: a crash after the ok lines is a failure" \
     fake "1 passed, 1 failed, 0 skipped" "t_cmocka '$W/fake-cmocka'"
+# The launch line under each MPI, written out by hand (docs/mpich.md).
+argv_is() { # T_MPI WANT ARGS...: t_mpi_argv ARGS gives WANT (words joined by |)
+    local mpi=$1 want=$2 got; shift 2
+    got=$(T_MPI=$mpi; t_mpi_argv "$@"; IFS='|'; echo "${T_MPI_ARGV[*]}")
+    echo "got:  $got"; echo "want: $want"
+    [[ $got == "$want" ]]
+}
+t_run "t_mpi_argv: Open MPI's line unchanged" argv_is openmpi \
+    'mpirun|--oversubscribe|-np|3|-x|A=1 2|--mca|btl|self,tcp|prog|-x|y' 3 -x 'A=1 2' --mca btl self,tcp prog -x y
+t_run "t_mpi_argv: MPICH gets -genv, -n, no --mca, the program's own arguments untouched" \
+    env TNBC_T_V=v7 T_LOGDIR="$W/logs" bash -c 'source test/lib.sh; '"$(declare -f argv_is)"'; argv_is mpich \
+    "mpiexec.mpich|-launcher|fork|-genv|A|1 2|-genv|TNBC_T_V|v7|-n|3|prog|-x|y|--mca|z" \
+    3 -x "A=1 2" --mca btl self,tcp -x TNBC_T_V --oversubscribe prog -x y --mca z'
 t_summary

@@ -91,3 +91,30 @@ CHECK_SUITES += torture
 .PHONY: check-torture
 check-torture: $(TORTURE_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
 	@BUILD=$(BUILD) test/torture.sh
+
+# The trace, replay and analyzer (its MPI part, the e2e tests) suites against
+# MPICH as well (docs/mpich.md): the same scripts on build-mpich/ (built here,
+# `make MPI=mpich`), launched with mpiexec.mpich (test/lib.sh, T_MPI=mpich).
+# The replay suite runs the selection MPICH_REPLAY_ONLY, to keep make check short.
+MPICH_SUITE_trace    := test/trace.sh
+MPICH_SUITE_replay   := test/replay.sh
+MPICH_SUITE_analyzer := T_ONLY='^e2e' bash analyzer/test/run.sh
+CHECK_SUITES += trace-mpich replay-mpich analyzer-mpich
+
+.PHONY: check-trace-mpich check-replay-mpich check-analyzer-mpich \
+        mpich-deps-trace mpich-deps-replay mpich-deps-analyzer
+check-trace-mpich check-replay-mpich check-analyzer-mpich: check-%-mpich:
+	@if ! command -v mpicc.mpich > /dev/null || ! command -v mpiexec.mpich > /dev/null; then \
+	    echo "  skip $*-mpich: MPICH is not installed (Debian: mpich, libmpich-dev)"; \
+	    echo "$*-mpich: 0 passed, 0 failed, 1 skipped"; \
+	else \
+	    $(MAKE) --no-print-directory MPI=mpich mpich-deps-$* && \
+	    BUILD=build-mpich T_MPI=mpich T_SUITE=$*-mpich $(MPICH_SUITE_$*); \
+	fi
+
+# Expanded in the MPI=mpich sub-make, so under build-mpich/.
+mpich-deps-trace: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN)
+mpich-deps-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(REPLAY_CHECK_PROGS) $(TRACE_TEST_PROGS) \
+                   $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
+mpich-deps-analyzer: $(ANALYZER_BIN) $(BUILD)/lib/libtnbc-trace.so $(BUILD)/bin/tnbc-merge \
+                     $(BUILD)/test/trace/access_order $(REPLAY_LIB)

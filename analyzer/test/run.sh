@@ -3,7 +3,7 @@
 # tnbc-report on hand-made traces with known answers (TAP), and a bounded
 # libFuzzer run of the profile reader. Run by `make check-analyzer`.
 cd "$(dirname "$0")/../.."
-T_SUITE=analyzer
+: "${T_SUITE:=analyzer}"
 source test/lib.sh
 : "${BUILD:=build}"
 
@@ -43,9 +43,10 @@ if [[ -f $LIB && -x $BUILD/bin/tnbc-merge && -x $PROG ]]; then
     if [[ -f $BUILD/lib/libtnbc-replay.so && -x scripts/tnbc && -z ${SAN:-} ]]; then
         sed -E 's/^  decision off .*/  decision on forced by the analyzer test/' \
             "$W/alltoall.profile" > "$W/alltoall.on.profile"
+        t_mpi_argv 4 -x ACCESS_ORDER_CURC_US=20000; run4=$(printf '%q ' "${T_MPI_ARGV[@]}")
         t_run "e2e tnbc run + report: predicted vs measured" bash -c \
             "TNBC_BUILD='$PWD/$BUILD' scripts/tnbc run -p '$W/alltoall.on.profile' --summary '$W/rep' -- \
-                 mpirun --oversubscribe -np 4 -x ACCESS_ORDER_CURC_US=20000 '$PROG' alltoall 65536 3,1,0,2 3 &&
+                 $run4 '$PROG' alltoall 65536 3,1,0,2 3 &&
              scripts/tnbc merge '$W/rep.db' '$W/rep' &&
              scripts/tnbc-report '$W/alltoall.db' -r '$W/rep.db' -p '$W/alltoall.on.profile' -o '$W/rr' &&
              grep -q 'measured (replay)' '$W/rr/summary.txt' &&

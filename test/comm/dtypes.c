@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #define N 12000        /* vector blocks (Bcast), struct elements */

@@ -18,6 +18,8 @@ static void open_log(void)
 {
     const char *dir = getenv("IRECV_SPY_DIR"), *rank = getenv("OMPI_COMM_WORLD_RANK");
     char path[4096];
+    if (!rank)
+        rank = getenv("PMI_RANK");     /* MPICH's Hydra */
     if (!dir || !rank || snprintf(path, sizeof path, "%s/rank-%s", dir, rank) >= (int)sizeof path)
         return;
     log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
