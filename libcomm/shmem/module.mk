@@ -26,9 +26,10 @@ BENCH_SUITES += shmem
 
 $(SHMEM_OBJS) $(patsubst %,%.o,$(SHMEM_TEST_BINS) $(SHMEM_BENCH_BINS)): CFLAGS += -I$(SHMEM_INC)
 
-$(SHMEM_SO): $(SHMEM_OBJS)
+# exports.map: only shmem_*/shmemx_* and the old names leave the library.
+$(SHMEM_SO): $(SHMEM_OBJS) $(SHMEM_DIR)/src/exports.map
 	@mkdir -p $(dir $@)
-	$(MPICC) -shared -o $@ $^ $(LDFLAGS) -ldl
+	$(MPICC) -shared -o $@ $(SHMEM_OBJS) $(LDFLAGS) -Wl,--version-script=$(SHMEM_DIR)/src/exports.map -ldl
 
 $(SHMEM_A): $(SHMEM_OBJS)
 	@mkdir -p $(dir $@)

@@ -4,7 +4,7 @@
  * Remote PEs on the same node are reached by load/store through shared memory;
  * the others through one MPI-3 RMA window locked once. The extensions of the
  * design (active messages, counted segments, two-address reads) are declared
- * in <shmemx.h>, which this header includes. See docs/shmem.md.
+ * in <shmemx.h> under shmemx_ names. See docs/shmem.md.
  */
 #ifndef TNBC_SHMEM_H
 #define TNBC_SHMEM_H
@@ -349,7 +349,5 @@ SHMEMI_REDUCE_ARITH_TYPES(SHMEMI_DECL_ARITH_REDUCE)
 #ifdef __cplusplus
 }
 #endif
-
-#include <shmemx.h>
 
 #endif /* TNBC_SHMEM_H */

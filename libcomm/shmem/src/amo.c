@@ -1,11 +1,11 @@
 /*
  * amo.c - remote atomic operations.
  *
- * CPU atomics are used only when every PE's heap is mapped here (one node,
- * transport "auto"): mixing CPU atomics with MPI atomics on one location
- * would not be atomic. Otherwise every atomic, including one to this PE,
- * goes through MPI (MPI_Fetch_and_op, MPI_Compare_and_swap, MPI_Accumulate),
- * and so does any atomic on static data, which is reached only through MPI.
+ * CPU atomics are used on a region only when every PE's copy of it is mapped
+ * here (one node, transport "auto"; static data too once static.c shared
+ * it): mixing CPU atomics with MPI atomics on one location would not be
+ * atomic. Otherwise every atomic on that region, including one to this PE,
+ * goes through MPI (MPI_Fetch_and_op, MPI_Compare_and_swap, MPI_Accumulate).
  */
 #include "internal.h"
 
@@ -58,6 +58,7 @@ static uint64_t mpi_amo(enum shmemi_amo_op op, const struct shmemi_target *t,
 {
     MPI_Datatype dt = size == 4 ? MPI_UINT32_T : MPI_UINT64_T;
     uint64_t old = 0;
+    shmemi_lock();
     if (op == AMO_CSWAP) {
         MPI_Compare_and_swap(&v, &cond, &old, dt, pe, t->off, t->win);
     } else if (want_old || op == AMO_FETCH) {
@@ -68,9 +69,11 @@ static uint64_t mpi_amo(enum shmemi_amo_op op, const struct shmemi_target *t,
         if (!src)
             MPI_Win_flush_local(pe, t->win);
         shmemi_mark_pending(t->region, pe);
+        shmemi_unlock();
         return 0;
     }
     MPI_Win_flush(pe, t->win);
+    shmemi_unlock();
     return old;
 }
 
@@ -80,7 +83,7 @@ uint64_t shmemi_amo(enum shmemi_amo_op op, void *dest, size_t size,
     struct shmemi_target t;
     if (shmemi_xlate("atomic", dest, size, pe, &t))
         return 0;
-    if (t.local && ((shmemi.amo_local && t.region == SHMEMI_HEAP) || shmemi.npes == 1))
+    if (t.local && (shmemi.amo_local[t.region] || shmemi.npes == 1))
         return cpu_amo(op, t.local, size, value, cond);
     return mpi_amo(op, &t, size, value, cond, pe, want_old);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "shmem.h"
+#include "shmemx.h"
 
 enum shmemi_region_id { SHMEMI_HEAP = 0, SHMEMI_DATA = 1, SHMEMI_NREGIONS };
 
@@ -23,7 +24,8 @@ struct shmemi_region {
     char *base;          /* this PE's copy */
     size_t size;
     MPI_Win win;         /* MPI_WIN_NULL when no PE needs RMA on it */
-    MPI_Aint disp_shift; /* base - window start, the same on every PE */
+    MPI_Aint *shift;     /* [pe]: pe's base - pe's window start (NULL: all 0) */
+    char **peer;         /* [pe]: pe's copy mapped here, NULL when not */
     char *dirty;         /* [pe]: MPI operations outstanding to pe */
     int *dirty_list;     /* the PEs marked in dirty, ndirty of them */
     int ndirty;
@@ -37,8 +39,10 @@ struct shmemi_state {
     MPI_Comm node_comm;
     MPI_Win shm_win;     /* the node's shared heap window */
     int own_mpi;         /* we called MPI_Init, so we finalize */
-    char **peer_heap;    /* [pe] heap of pe mapped here, NULL when not */
-    int amo_local;       /* every PE is load/store reachable: CPU atomics */
+    int amo_local[SHMEMI_NREGIONS]; /* every PE's copy mapped: CPU atomics */
+    int threads;         /* SHMEM_THREAD_MULTIPLE: the RMA path takes rma_lock */
+    int thread_level;    /* what shmem_init_thread provided */
+    int *node_rank;      /* [pe]: rank in node_comm, -1 on another node */
     int on_error_skip;   /* TNBC_SHMEM_ON_ERROR=skip: refuse and go on */
     int rma_progress;    /* MPI RMA in use: poke MPI progress when waiting */
     struct shmemi_region reg[SHMEMI_NREGIONS];
@@ -68,13 +72,13 @@ static inline int shmemi_xlate(const char *op, const void *addr, size_t n,
         const struct shmemi_region *g = &shmemi.reg[r];
         uintptr_t off = a - (uintptr_t)g->base;
         if (off < g->size && n <= g->size - off) {
-            t->off = (MPI_Aint)off + g->disp_shift;
+            t->off = (MPI_Aint)off + (g->shift ? g->shift[pe] : 0);
             t->win = g->win;
             t->region = r;
             if (pe == shmemi.me)
                 t->local = (char *)addr;
-            else if (r == SHMEMI_HEAP && shmemi.peer_heap[pe])
-                t->local = shmemi.peer_heap[pe] + off;
+            else if (g->peer && g->peer[pe])
+                t->local = g->peer[pe] + off;
             else
                 t->local = NULL;
             return 0;
@@ -84,6 +88,25 @@ bad:
     *t = (struct shmemi_target){NULL, MPI_WIN_NULL, 0, 0};
     return shmemi_bad_access(op, addr, n, pe);
 }
+
+/* n elements of size bytes, or SIZE_MAX when the product overflows: no
+ * region holds SIZE_MAX bytes, so shmemi_xlate then refuses the access like
+ * any other one that leaves the symmetric regions. */
+static inline size_t shmemi_nbytes(size_t n, size_t size)
+{
+    size_t b;
+    return __builtin_mul_overflow(n, size, &b) ? SIZE_MAX : b;
+}
+
+/* Refuses an operation after a one-line message: ends the job, or with
+ * TNBC_SHMEM_ON_ERROR=skip returns -1 so that the caller drops it. */
+int shmemi_refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Under SHMEM_THREAD_MULTIPLE every MPI RMA call and the state it shares
+ * (bounce buffer, pending-target lists, message queues) is used under one
+ * recursive lock; the load/store path takes no lock. */
+void shmemi_lock(void);
+void shmemi_unlock(void);
 
 void shmemi_check_init(const char *fn);
 void shmemi_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -143,7 +166,10 @@ void shmemi_seg_deliver(int src, const char *buf, size_t len);
 void shmemi_getto_deliver(int src, const char *buf, size_t len);
 
 /* static.c */
+#define SHMEMI_HEAP_ALIGN ((size_t)2 << 20)
 int shmemi_static_range(char **base, size_t *size);
+int shmemi_static_share(void);     /* returns how many PEs' copies are mapped */
+void shmemi_static_unshare(void);
 
 /* MPI datatypes of the reduction types, by their OpenSHMEM names */
 #define MPI_T_short MPI_SHORT

@@ -27,6 +27,7 @@ void shmemi_progress(void)
  * large gets have landed (measured: 1 MiB MPI_Get, 20 of 20 runs). */
 void shmemi_quiet(void)
 {
+    shmemi_lock();
     for (int r = 0; r < SHMEMI_NREGIONS; r++) {
         struct shmemi_region *g = &shmemi.reg[r];
         for (int i = 0; i < g->ndirty; i++) {
@@ -36,6 +37,7 @@ void shmemi_quiet(void)
         g->ndirty = 0;
     }
     shmemi_bounce_reset();
+    shmemi_unlock();
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -48,7 +50,7 @@ void shmemi_barrier_world(void)
     shmemi_quiet();
     for (;;) {
         shmemi_am_poll();
-        shmemi_quiet();        /* puts issued by handlers (shmem_get_to) */
+        shmemi_quiet();        /* puts issued by handlers (shmemx_get_to) */
         bal = shmemi_msg_balance();
         MPI_Allreduce(&bal, &sum, 1, MPI_LONG, MPI_SUM, shmemi.comm);
         if (sum == 0)
