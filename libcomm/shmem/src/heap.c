@@ -61,11 +61,11 @@ static size_t align_off(size_t off, size_t align)
 void *shmemi_heap_alloc(size_t align, size_t size)
 {
     size_t heap = shmemi.reg[SHMEMI_HEAP].size;
+    /* refused before any rounding: SIZE_MAX + 15 would wrap to 0 (#22) */
+    if (!align || (align & (align - 1)) || align > heap || size > heap)
+        return NULL;
     if (align < 16)
         align = 16;
-    /* refused before any rounding: SIZE_MAX + 15 would wrap to 0 (#22) */
-    if ((align & (align - 1)) || align > heap || size > heap)
-        return NULL;
     size = (size + 15) & ~(size_t)15;
     for (size_t i = 0; i < nblocks; i++) {
         struct block b = blocks[i];
@@ -125,7 +125,8 @@ static int agree(const char *fn, size_t size, size_t align)
     /* the heap base is aligned to SHMEMI_HEAP_ALIGN; above that an aligned
      * address has the same offset on every PE only if the bases agree
      * modulo the alignment */
-    unsigned long mis = align > 1 && !(align & (align - 1)) ?
+    unsigned long mis = align > 1 && !(align & (align - 1)) &&
+                        align <= shmemi.reg[SHMEMI_HEAP].size ?
                         (uintptr_t)shmemi.reg[SHMEMI_HEAP].base % align : 0;
     unsigned long v[4] = {size, ~(unsigned long)size, mis, ~mis}, m[4];
     MPI_Allreduce(v, m, 4, MPI_UNSIGNED_LONG, MPI_MAX, shmemi.comm);

@@ -98,7 +98,12 @@ static int map_node_heaps(size_t size, int use_shm)
         shmemi_fatal("cannot allocate a %zu-byte symmetric heap in shared memory "
                      "(lower SHMEM_SYMMETRIC_SIZE; with --mca osc, include sm)", size);
     MPI_Info_free(&info);
-    base = align_up(base, SHMEMI_HEAP_ALIGN);
+    /* each PE maps a peer's segment at its own address, so the padding that
+     * aligns a base must come from the segment's owner */
+    MPI_Aint *pad = xcalloc(shmemi.npes, sizeof(MPI_Aint));
+    MPI_Aint mypad = align_up(base, SHMEMI_HEAP_ALIGN) - base;
+    MPI_Allgather(&mypad, 1, MPI_AINT, pad, 1, MPI_AINT, shmemi.comm);
+    base += mypad;
     h->base = base;
     h->size = size;
     for (int pe = 0; pe < shmemi.npes; pe++) {
@@ -111,10 +116,11 @@ static int map_node_heaps(size_t size, int use_shm)
             int du;
             char *p;
             MPI_Win_shared_query(shmemi.shm_win, shmemi.node_rank[pe], &sz, &du, &p);
-            h->peer[pe] = align_up(p, SHMEMI_HEAP_ALIGN);
+            h->peer[pe] = p + pad[pe];
         }
         mapped += h->peer[pe] != NULL;
     }
+    free(pad);
     free(node_of);
     return mapped;
 }

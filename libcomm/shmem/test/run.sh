@@ -16,7 +16,7 @@ TCP=(--mca pml ob1 --mca btl self,tcp --mca osc pt2pt)
 P=libcomm/shmem/test/programs
 OUT=$BUILD/shmem/programs
 mkdir -p "$OUT"
-TESTS=(t_rma t_sync t_amo t_coll t_team t_heap t_am t_seg t_getto)
+TESTS=(t_rma t_sync t_amo t_coll t_team t_heap t_am t_seg t_getto t_static t_threads t_api)
 
 for t in "${TESTS[@]}"; do
     t_run "$t np=2 shm" mpirun --oversubscribe -np 2 "$B/$t"
@@ -29,6 +29,18 @@ t_run "t_bounds np=2 skip" mpirun --oversubscribe -np 2 -x TNBC_SHMEM_ON_ERROR=s
     -x SHMEM_SYMMETRIC_SIZE=1048576 "$B/t_bounds"
 t_run "t_bounds np=3 rma skip" mpirun --oversubscribe -np 3 -x TNBC_SHMEM_ON_ERROR=skip \
     -x SHMEM_SYMMETRIC_SIZE=1048576 -x TNBC_SHMEM_TRANSPORT=rma "$B/t_bounds"
+for np in 2 4; do
+    t_run "t_overflow np=$np skip" mpirun --oversubscribe -np $np -x TNBC_SHMEM_ON_ERROR=skip "$B/t_overflow"
+done
+t_run "t_overflow np=3 rma skip" mpirun --oversubscribe -np 3 -x TNBC_SHMEM_ON_ERROR=skip \
+    -x TNBC_SHMEM_TRANSPORT=rma "$B/t_overflow"
+overflow_abort() {
+    local out rc
+    out=$(t_mpirun 2 "$B/t_overflow" abort 2>&1); rc=$?
+    echo "$out"
+    [[ $rc -ne 0 && $rc -lt 124 ]] || { echo "exit $rc, want a clean failure"; return 1; }
+    grep -q 'error PE 0: iput of 2 elements of 8 bytes at strides 1152921504606846976/1 to PE 1 refused: the span overflows' <<<"$out"
+}
 # default mode: the job ends non-zero, the message names PE and address
 bounds_abort() {
     local out rc
@@ -38,8 +50,9 @@ bounds_abort() {
     grep -Eq 'error PE 0: put of 8 bytes at 0x[0-9a-f]+ on PE 1 refused' <<<"$out"
 }
 export B BUILD OUT P T_TIMEOUT
-export -f bounds_abort t_mpirun
+export -f bounds_abort overflow_abort t_mpirun
 t_run "t_bounds abort names PE and address" bash -c bounds_abort
+t_run "t_overflow abort: stride 2^60 ends the job" bash -c overflow_abort
 bad_env() {
     local out
     out=$(t_mpirun 1 -x SHMEM_SYMMETRIC_SIZE=lots -x TNBC_SHMEM_TRANSPORT=fast \
