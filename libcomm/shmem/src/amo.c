@@ -152,3 +152,40 @@ SHMEMI_AMO_BIT_TYPES(DEFINE_AMO_BIT)
 SHMEMI_OLD_AMO_TYPES(DEFINE_OLD_AMO)
 float shmem_float_swap(float *d, float v, int pe) { return shmem_float_atomic_swap(d, v, pe); }
 double shmem_double_swap(double *d, double v, int pe) { return shmem_double_atomic_swap(d, v, pe); }
+float shmem_float_fetch(const float *s, int pe) { return shmem_float_atomic_fetch(s, pe); }
+double shmem_double_fetch(const double *s, int pe) { return shmem_double_atomic_fetch(s, pe); }
+void shmem_float_set(float *d, float v, int pe) { shmem_float_atomic_set(d, v, pe); }
+void shmem_double_set(double *d, double v, int pe) { shmem_double_atomic_set(d, v, pe); }
+
+/* Non-blocking fetching atomics: issued as the blocking ones, so the value
+ * is already in *fetch on return (quiet would be the latest point). */
+#define DEFINE_AMO_EXT_NBI(T, N)                                               \
+    void shmem_##N##_atomic_fetch_nbi(T *f, const T *s, int pe)                \
+    { *f = shmem_##N##_atomic_fetch(s, pe); }                                  \
+    void shmem_##N##_atomic_swap_nbi(T *f, T *d, T v, int pe)                  \
+    { *f = shmem_##N##_atomic_swap(d, v, pe); }
+#define DEFINE_AMO_NBI(T, N)                                                   \
+    void shmem_##N##_atomic_compare_swap_nbi(T *f, T *d, T c, T v, int pe)     \
+    { *f = shmem_##N##_atomic_compare_swap(d, c, v, pe); }                     \
+    void shmem_##N##_atomic_fetch_inc_nbi(T *f, T *d, int pe)                  \
+    { *f = shmem_##N##_atomic_fetch_inc(d, pe); }                              \
+    void shmem_##N##_atomic_fetch_add_nbi(T *f, T *d, T v, int pe)             \
+    { *f = shmem_##N##_atomic_fetch_add(d, v, pe); }
+#define DEFINE_AMO_BIT_NBI(T, N)                                               \
+    void shmem_##N##_atomic_fetch_and_nbi(T *f, T *d, T v, int pe)             \
+    { *f = shmem_##N##_atomic_fetch_and(d, v, pe); }                           \
+    void shmem_##N##_atomic_fetch_or_nbi(T *f, T *d, T v, int pe)              \
+    { *f = shmem_##N##_atomic_fetch_or(d, v, pe); }                            \
+    void shmem_##N##_atomic_fetch_xor_nbi(T *f, T *d, T v, int pe)             \
+    { *f = shmem_##N##_atomic_fetch_xor(d, v, pe); }
+SHMEMI_AMO_EXT_TYPES(DEFINE_AMO_EXT_NBI)
+SHMEMI_AMO_TYPES(DEFINE_AMO_NBI)
+SHMEMI_AMO_BIT_TYPES(DEFINE_AMO_BIT_NBI)
+
+/* Deprecated cache management: the memory model needs none of it. */
+void shmem_clear_cache_inv(void) {}
+void shmem_set_cache_inv(void) {}
+void shmem_clear_cache_line_inv(void *d) { (void)d; }
+void shmem_set_cache_line_inv(void *d) { (void)d; }
+void shmem_udcflush(void) {}
+void shmem_udcflush_line(void *d) { (void)d; }

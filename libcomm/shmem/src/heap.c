@@ -155,6 +155,13 @@ static void *alloc_collective(const char *fn, size_t align, size_t size)
 
 void *shmem_malloc(size_t size) { return alloc_collective("shmem_malloc", 16, size); }
 
+/* Every block supports atomics and signals from any PE: hints change nothing. */
+void *shmem_malloc_with_hints(size_t size, long hints)
+{
+    (void)hints;
+    return alloc_collective("shmem_malloc_with_hints", 16, size);
+}
+
 void *shmem_align(size_t alignment, size_t size)
 {
     return alloc_collective("shmem_align", alignment, size);

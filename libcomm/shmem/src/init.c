@@ -240,6 +240,7 @@ int shmem_init_thread(int requested, int *provided)
     shmemi.rma_progress = shmemi.npes > 1;
     shmemi_heap_init(0);
     shmemi_am_init();
+    shmemi_team_init();
     /* Programs in the start_pes style never call shmem_finalize. */
     static int registered;
     if (!registered++)
@@ -272,6 +273,8 @@ void shmem_finalize(void)
     shmem_barrier_all();
     shmemi_am_fini();
     shmemi_coll_fini();
+    shmemi_ctx_fini();
+    shmemi_team_fini();
     for (int r = 0; r < SHMEMI_NREGIONS; r++) {
         if (shmemi.reg[r].win != MPI_WIN_NULL) {
             MPI_Win_unlock_all(shmemi.reg[r].win);

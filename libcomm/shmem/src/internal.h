@@ -10,6 +10,7 @@
 #ifndef SHMEMI_INTERNAL_H
 #define SHMEMI_INTERNAL_H
 
+#include <limits.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -179,6 +180,30 @@ void shmemi_static_unshare(void);
 #define MPI_T_float MPI_FLOAT
 #define MPI_T_double MPI_DOUBLE
 #define MPI_T_longdouble MPI_LONG_DOUBLE
+#if CHAR_MIN < 0
+#define MPI_T_char MPI_SIGNED_CHAR
+#else
+#define MPI_T_char MPI_UNSIGNED_CHAR
+#endif
+#define MPI_T_schar MPI_SIGNED_CHAR
+#define MPI_T_uchar MPI_UNSIGNED_CHAR
+#define MPI_T_ushort MPI_UNSIGNED_SHORT
+#define MPI_T_uint MPI_UNSIGNED
+#define MPI_T_ulong MPI_UNSIGNED_LONG
+#define MPI_T_ulonglong MPI_UNSIGNED_LONG_LONG
+#define MPI_T_int8 MPI_INT8_T
+#define MPI_T_int16 MPI_INT16_T
+#define MPI_T_int32 MPI_INT32_T
+#define MPI_T_int64 MPI_INT64_T
+#define MPI_T_uint8 MPI_UINT8_T
+#define MPI_T_uint16 MPI_UINT16_T
+#define MPI_T_uint32 MPI_UINT32_T
+#define MPI_T_uint64 MPI_UINT64_T
+_Static_assert(sizeof(size_t) == 8 && sizeof(ptrdiff_t) == 8, "size_t is 64 bits");
+#define MPI_T_size MPI_UINT64_T
+#define MPI_T_ptrdiff MPI_INT64_T
+#define MPI_T_complexf MPI_C_FLOAT_COMPLEX
+#define MPI_T_complexd MPI_C_DOUBLE_COMPLEX
 #define MPI_OP_and MPI_BAND
 #define MPI_OP_or MPI_BOR
 #define MPI_OP_xor MPI_BXOR
@@ -189,6 +214,25 @@ void shmemi_static_unshare(void);
 
 /* coll.c */
 void shmemi_coll_fini(void);
+/* Byte count of a collective as an MPI int count, or -1 after a message
+ * when it does not fit (MPI counts are int; a wrapped count would move the
+ * wrong amount of data). */
+int shmemi_coll_count(const char *fn, size_t nelems, size_t size);
+/* Strided all-to-all on comm: block j of src (nelems elements of size at
+ * stride sst) goes to PE j, whose dest receives it as block me (stride dst). */
+int shmemi_alltoalls(MPI_Comm comm, void *dest, const void *src, ptrdiff_t dst,
+                     ptrdiff_t sst, size_t nelems, size_t size);
+
+int shmemi_collectv(MPI_Comm c, const char *fn, void *dest, const void *src,
+                    size_t bytes);
+
+/* team.c: world PE number of a team's PE pe, or -1 */
+int shmemi_team_world_pe(shmem_team_t team, int pe);
+/* ctx.c */
+void shmemi_ctx_fini(void);
+/* team.c */
+void shmemi_team_init(void);
+void shmemi_team_fini(void);
 
 /* Put and get: inline so that a store to a mapped PE costs a range check
  * and a memcpy, the message-rate path. */
