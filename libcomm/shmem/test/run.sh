@@ -85,6 +85,31 @@ pc_build() {
 }
 export -f pc_build
 t_run "pkg-config tnbc-shmem: plain gcc build runs" bash -c pc_build
+# The headers as C++ (extern "C", no _Generic) and as C99 (no generics).
+cxx_build() {
+    OMPI_CXX=g++ mpicxx -std=c++11 -Wall -Wextra -Werror -pedantic \
+        -Ilibcomm/shmem/include -o "$OUT/ring_cxx" libcomm/shmem/test/cxx/ring.cpp \
+        -L"$BUILD/lib" -Wl,-rpath,"$PWD/$BUILD/lib" -ltnbc-shmem && t_mpirun 3 "$OUT/ring_cxx"
+}
+c99_build() {
+    printf '#include <shmem.h>\n#include <shmemx.h>\nint main(void) { shmem_init(); shmem_finalize(); return 0; }\n' \
+        > "$OUT/c99.c" &&
+        gcc -std=c99 -pedantic -Wall -Wextra -Werror -Ilibcomm/shmem/include \
+            $(mpicc --showme:compile) -fsyntax-only "$OUT/c99.c"
+}
+export -f cxx_build c99_build
+t_run "C++ program (mpicxx -pedantic) builds and runs" bash -c cxx_build
+t_run "headers compile as C99 -pedantic" bash -c c99_build
+# exported symbols: the API and shmemx_ only, no internals
+exports() {
+    local bad
+    bad=$(nm -D --defined-only "$BUILD/lib/libtnbc-shmem.so" | awk '{print $3}' |
+          grep -Ev '^(shmem_|shmemx_|pshmem_|start_pes$|_my_pe$|_num_pes$|shmalloc$|shfree$|shrealloc$|shmemalign$|SHMEM_)')
+    [[ -z $bad ]] || { echo "exported: $bad"; return 1; }
+    nm -D --defined-only "$BUILD/lib/libtnbc-shmem.so" | grep -q ' shmemx_send$'
+}
+export -f exports
+t_run "only shmem_*/shmemx_* symbols exported" bash -c exports
 # The same sources build with Open MPI's own oshcc: they use only the standard API.
 if command -v oshcc >/dev/null; then
     for src in "$P"/*.c; do
