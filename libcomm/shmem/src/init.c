@@ -61,7 +61,9 @@ static void alloc_rma_heap(size_t size)
     h->shift = xcalloc(shmemi.npes, sizeof(MPI_Aint));
     if (MPI_Win_allocate((MPI_Aint)(size + SHMEMI_HEAP_ALIGN), 1, MPI_INFO_NULL,
                          shmemi.comm, &raw, &h->win) != MPI_SUCCESS)
-        shmemi_fatal("cannot allocate a %zu-byte symmetric heap window", size);
+        shmemi_fatal("cannot allocate a %zu-byte symmetric heap window%s", size,
+                     shmemi.threads ? " (under SHMEM_THREAD_MULTIPLE: Open MPI's osc "
+                     "pt2pt refuses windows; ask for a lower thread level)" : "");
     MPI_Win_lock_all(MPI_MODE_NOCHECK, h->win);
     h->base = align_up(raw, SHMEMI_HEAP_ALIGN);
     h->size = size;
@@ -139,7 +141,8 @@ static void expose(int r, const char *what)
         int len;
         MPI_Error_string(rc, msg, &len);
         shmemi_fatal("MPI_Win_create for the %s failed (%s); with the TCP BTL "
-                     "use --mca osc sm,pt2pt", what, msg);
+                     "use --mca osc sm,pt2pt%s", what, msg,
+                     shmemi.threads ? " and a thread level below SHMEM_THREAD_MULTIPLE" : "");
     }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, g->win);
 }

@@ -22,7 +22,11 @@ for t in "${TESTS[@]}"; do
     t_run "$t np=2 shm" mpirun --oversubscribe -np 2 "$B/$t"
     t_run "$t np=4 shm" mpirun --oversubscribe -np 4 "$B/$t"
     t_run "$t np=3 rma" mpirun --oversubscribe -np 3 -x TNBC_SHMEM_TRANSPORT=rma "$B/$t"
-    t_run "$t np=2 rma+tcp" mpirun --oversubscribe -np 2 "${TCP[@]}" -x TNBC_SHMEM_TRANSPORT=rma "$B/$t"
+    if [[ $t == t_threads ]]; then
+        t_skip "$t np=2 rma+tcp" "Open MPI 4.1's osc pt2pt refuses windows under MPI_THREAD_MULTIPLE"
+    else
+        t_run "$t np=2 rma+tcp" mpirun --oversubscribe -np 2 "${TCP[@]}" -x TNBC_SHMEM_TRANSPORT=rma "$B/$t"
+    fi
 done
 
 t_run "t_bounds np=2 skip" mpirun --oversubscribe -np 2 -x TNBC_SHMEM_ON_ERROR=skip \

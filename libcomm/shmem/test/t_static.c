@@ -5,6 +5,8 @@
  * put-with-signal into a global signal word with signal_wait_until, a
  * 1 MiB get from a global array, and shmem_ptr to a peer's global. */
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "t_common.h"
 
 #define ROUNDS 200
@@ -16,6 +18,7 @@ static uint64_t sig;
 static long msg[8];
 static long big[BIG];
 static int flag_set;
+static int fork_probe;
 
 int main(void)
 {
@@ -76,5 +79,15 @@ int main(void)
         CHECK(pp && *pp == (long)peer * BIG + 5, "shmem_ptr to a peer's global");
     else
         CHECK(peer == me || pp == NULL, "shmem_ptr under rma is NULL");
+    /* a forked child's globals are its own again: its write stays there */
+    pid_t child = fork();
+    if (child == 0) {
+        fork_probe = 1;
+        _exit(fork_probe == 1 ? 0 : 2);
+    }
+    int st = -1;
+    CHECK(child > 0 && waitpid(child, &st, 0) == child && WIFEXITED(st) &&
+          WEXITSTATUS(st) == 0, "child exit status %d", st);
+    CHECK(fork_probe == 0, "the child's write reached the parent's global");
     return t_done("t_static");
 }
