@@ -126,7 +126,13 @@ SHMEMI_RMA_TYPES(SHMEMI_DECL_RMA)
     void shmem_iput##B(void *dest, const void *src, ptrdiff_t dst,             \
                        ptrdiff_t sst, size_t nelems, int pe);                  \
     void shmem_iget##B(void *dest, const void *src, ptrdiff_t dst,             \
-                       ptrdiff_t sst, size_t nelems, int pe);
+                       ptrdiff_t sst, size_t nelems, int pe);                  \
+    void shmem_put##B##_signal(void *dest, const void *src, size_t nelems,     \
+                               uint64_t *sig_addr, uint64_t signal,            \
+                               int sig_op, int pe);                            \
+    void shmem_put##B##_signal_nbi(void *dest, const void *src, size_t nelems, \
+                                   uint64_t *sig_addr, uint64_t signal,        \
+                                   int sig_op, int pe);
 SHMEMI_SIZES(SHMEMI_DECL_SIZED)
 
 void shmem_putmem(void *dest, const void *src, size_t nbytes, int pe);
@@ -468,7 +474,14 @@ SHMEMI_RMA_TYPES(SHMEMI_DECL_CTX_RMA)
     void shmem_ctx_iput##B(shmem_ctx_t ctx, void *dest, const void *src,       \
                            ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
     void shmem_ctx_iget##B(shmem_ctx_t ctx, void *dest, const void *src,       \
-                           ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+                           ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe); \
+    void shmem_ctx_put##B##_signal(shmem_ctx_t ctx, void *dest, const void *src, \
+                                   size_t nelems, uint64_t *sig_addr,          \
+                                   uint64_t signal, int sig_op, int pe);       \
+    void shmem_ctx_put##B##_signal_nbi(shmem_ctx_t ctx, void *dest,            \
+                                       const void *src, size_t nelems,         \
+                                       uint64_t *sig_addr, uint64_t signal,    \
+                                       int sig_op, int pe);
 SHMEMI_SIZES(SHMEMI_DECL_CTX_SIZED)
 void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
                       int pe);
@@ -623,14 +636,8 @@ void shmemi_generic_bad(void);
 #define shmem_atomic_or(...) SHMEMI_SEL(SHMEMI_G_AMO_BIT, atomic_or, __VA_ARGS__)(__VA_ARGS__)
 #define shmem_atomic_fetch_xor(...) SHMEMI_SEL(SHMEMI_G_AMO_BIT, atomic_fetch_xor, __VA_ARGS__)(__VA_ARGS__)
 #define shmem_atomic_xor(...) SHMEMI_SEL(SHMEMI_G_AMO_BIT, atomic_xor, __VA_ARGS__)(__VA_ARGS__)
-/* the _nbi fetching atomics select on dest (the second argument, or the
- * third after a context); fetch has the same type */
-#define SHMEMI_SEL_NBI(LIST, OP, ...)                                          \
-    _Generic((SHMEMI_A1(__VA_ARGS__, 0)),                                      \
-        shmem_ctx_t: _Generic((SHMEMI_A2(__VA_ARGS__, 0, 0)),                  \
-                              LIST(SHMEMI_AS_CTX, OP) default: shmemi_generic_bad), \
-        default: _Generic((SHMEMI_A1(__VA_ARGS__, 0)),                         \
-                          LIST(SHMEMI_AS, OP) default: shmemi_generic_bad))
+/* the _nbi fetching atomics select on fetch, which has dest's type */
+#define SHMEMI_SEL_NBI SHMEMI_SEL
 #define shmem_atomic_fetch_nbi(...) SHMEMI_SEL_NBI(SHMEMI_G_AMO_EXT, atomic_fetch_nbi, __VA_ARGS__)(__VA_ARGS__)
 #define shmem_atomic_swap_nbi(...) SHMEMI_SEL_NBI(SHMEMI_G_AMO_EXT, atomic_swap_nbi, __VA_ARGS__)(__VA_ARGS__)
 #define shmem_atomic_compare_swap_nbi(...) SHMEMI_SEL_NBI(SHMEMI_G_AMO, atomic_compare_swap_nbi, __VA_ARGS__)(__VA_ARGS__)

@@ -131,7 +131,14 @@ SHMEMI_RMA_TYPES(DEFINE_CTX_RMA)
     { shmem_iput##B(d, s, dst, sst, n, cpe(c, pe)); }                          \
     void shmem_ctx_iget##B(shmem_ctx_t c, void *d, const void *s, ptrdiff_t dst, \
                            ptrdiff_t sst, size_t n, int pe)                    \
-    { shmem_iget##B(d, s, dst, sst, n, cpe(c, pe)); }
+    { shmem_iget##B(d, s, dst, sst, n, cpe(c, pe)); }                          \
+    void shmem_ctx_put##B##_signal(shmem_ctx_t c, void *d, const void *s, size_t n, \
+                                   uint64_t *sig, uint64_t sv, int op, int pe) \
+    { shmem_put##B##_signal(d, s, n, sig, sv, op, cpe(c, pe)); }               \
+    void shmem_ctx_put##B##_signal_nbi(shmem_ctx_t c, void *d, const void *s,  \
+                                       size_t n, uint64_t *sig, uint64_t sv,   \
+                                       int op, int pe)                         \
+    { shmem_put##B##_signal_nbi(d, s, n, sig, sv, op, cpe(c, pe)); }
 SHMEMI_SIZES(DEFINE_CTX_SIZED)
 
 void shmem_ctx_putmem(shmem_ctx_t c, void *d, const void *s, size_t n, int pe)

@@ -65,5 +65,11 @@ SHMEMI_RMA_TYPES(DEFINE_RMA)
     { shmemi_iput(d, s, dst, sst, S, n, pe); }                                 \
     void shmem_iget##B(void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst,   \
                        size_t n, int pe)                                       \
-    { shmemi_iget(d, s, dst, sst, S, n, pe); }
+    { shmemi_iget(d, s, dst, sst, S, n, pe); }                                 \
+    void shmem_put##B##_signal(void *d, const void *s, size_t n, uint64_t *sig, \
+                               uint64_t sv, int op, int pe)                    \
+    { shmem_putmem_signal(d, s, shmemi_nbytes(n, S), sig, sv, op, pe); }        \
+    void shmem_put##B##_signal_nbi(void *d, const void *s, size_t n,           \
+                                   uint64_t *sig, uint64_t sv, int op, int pe) \
+    { shmem_putmem_signal_nbi(d, s, shmemi_nbytes(n, S), sig, sv, op, pe); }
 SHMEMI_SIZES(DEFINE_SIZED)

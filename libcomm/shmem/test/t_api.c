@@ -17,7 +17,8 @@ static long pSync[SHMEM_ALLTOALLS_SYNC_SIZE];
 static void contexts(void)
 {
     int peer = (me + 1) % n;
-    long *x = shmem_calloc(8, sizeof(long));
+    long *x = shmem_calloc(16, sizeof(long));
+    uint64_t *sg = shmem_calloc(1, sizeof(uint64_t));
     shmem_ctx_t ctx;
     CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0 && ctx != SHMEM_CTX_INVALID, "ctx_create");
     shmem_team_t team;
@@ -42,6 +43,10 @@ static void contexts(void)
     shmem_ctx_long_atomic_fetch_add_nbi(ctx, &f, &x[6], 5, peer);
     shmem_ctx_quiet(ctx);
     CHECK(f == 0, "fetch_add_nbi fetched %ld", f);
+    long sv = 77 + me;
+    shmem_ctx_put64_signal(ctx, &x[8], &sv, 1, sg, 1, SHMEM_SIGNAL_ADD, peer);
+    shmem_signal_wait_until(sg, SHMEM_CMP_EQ, 1);
+    CHECK(x[8] == 77 + from, "ctx put64_signal: %ld", x[8]);
     shmem_ctx_destroy(ctx);
 
     /* a context on the even PEs' team numbers its PEs 0, 1, ... */
@@ -71,6 +76,7 @@ static void contexts(void)
     }
     shmem_barrier_all();
     shmem_free(x);
+    shmem_free(sg);
 }
 
 static void teams(void)
