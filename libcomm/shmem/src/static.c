@@ -75,14 +75,28 @@ static size_t map_len;
 static int map_fd = -1;
 static char **peer_maps;      /* [pe]: our mapping of pe's memfd, or NULL */
 
-/* Moves a new mapping over [map_lo, map_lo + map_len) with the current bytes. */
+static int page_is_zero(const char *p)
+{
+    const uint64_t *w = (const uint64_t *)p;
+    for (size_t i = 0; i < PAGE / sizeof *w; i++)
+        if (w[i])
+            return 0;
+    return 1;
+}
+
+/* Moves a new mapping over [map_lo, map_lo + map_len) with the current
+ * bytes. Zero pages are not copied: the new mapping reads zeros there
+ * already, and a large untouched .bss (static buffers of benchmarks) then
+ * costs no memory until it is written. */
 static int replace_pages(int fd)
 {
     int flags = fd >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS;
     char *tmp = mmap(NULL, map_len, PROT_READ | PROT_WRITE, flags, fd, 0);
     if (tmp == MAP_FAILED)
         return -1;
-    memcpy(tmp, map_lo, map_len);
+    for (size_t off = 0; off < map_len; off += PAGE)
+        if (!page_is_zero(map_lo + off))
+            memcpy(tmp + off, map_lo + off, PAGE);
     if (mremap(tmp, map_len, map_len, MREMAP_MAYMOVE | MREMAP_FIXED, map_lo) ==
         MAP_FAILED) {
         munmap(tmp, map_len);
