@@ -542,19 +542,8 @@ SHMEMI_AMO_BIT_TYPES(SHMEMI_DECL_CTX_AMO_BIT)
 void shmemi_sync_bad(void);
 void shmemi_generic_bad(void);
 
-/* ---- C11 type-generic interfaces ------------------------------------------------
- * Selection is on the base C types, so the fixed-width and size types
- * (int32_t *, uint64_t *, size_t *, ...) select their base type's function
- * with the same representation. A first argument of type shmem_ctx_t selects
- * the context form. Not in C++ (no _Generic); C++ uses the typed names. */
-#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
-#define SHMEMI_A1(a, ...) a
-#define SHMEMI_A2(a, b, ...) b
-#define SHMEMI_AS(T, N, OP) T *: shmem_##N##_##OP,
-#define SHMEMI_AS_C(T, N, OP) T *: shmem_##N##_##OP, const T *: shmem_##N##_##OP,
-#define SHMEMI_AS_CTX(T, N, OP) T *: shmem_ctx_##N##_##OP,
-#define SHMEMI_AS_CTX_C(T, N, OP) T *: shmem_ctx_##N##_##OP, const T *: shmem_ctx_##N##_##OP,
-/* base-type lists, X(T, N, OP) */
+/* Base C types of the generic interfaces (C11 _Generic, C++ overloads),
+ * as X(T, N, OP) with N the typed functions' name part. */
 #define SHMEMI_G_RMA(X, OP)                                                     \
     X(float, float, OP) X(double, double, OP) X(long double, longdouble, OP)  \
     X(char, char, OP) X(signed char, schar, OP) X(short, short, OP)           \
@@ -590,10 +579,26 @@ void shmemi_generic_bad(void);
     X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                     \
     X(unsigned long long, ulonglong, OP) X(float, float, OP)                  \
     X(double, double, OP) X(long double, longdouble, OP)
+#ifdef __cplusplus
+#define SHMEMI_G_SUM(X, OP) SHMEMI_G_MINMAX(X, OP)
+#else
 #define SHMEMI_G_SUM(X, OP)                                                     \
     SHMEMI_G_MINMAX(X, OP) X(float _Complex, complexf, OP)                    \
     X(double _Complex, complexd, OP)
+#endif
 
+/* ---- C11 type-generic interfaces ------------------------------------------------
+ * Selection is on the base C types, so the fixed-width and size types
+ * (int32_t *, uint64_t *, size_t *, ...) select their base type's function
+ * with the same representation. A first argument of type shmem_ctx_t selects
+ * the context form. C++ gets the same names as overloads (end of file). */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+#define SHMEMI_A1(a, ...) a
+#define SHMEMI_A2(a, b, ...) b
+#define SHMEMI_AS(T, N, OP) T *: shmem_##N##_##OP,
+#define SHMEMI_AS_C(T, N, OP) T *: shmem_##N##_##OP, const T *: shmem_##N##_##OP,
+#define SHMEMI_AS_CTX(T, N, OP) T *: shmem_ctx_##N##_##OP,
+#define SHMEMI_AS_CTX_C(T, N, OP) T *: shmem_ctx_##N##_##OP, const T *: shmem_ctx_##N##_##OP,
 /* on the first argument, or on the second after a context */
 #define SHMEMI_SEL(LIST, OP, ...)                                              \
     _Generic((SHMEMI_A1(__VA_ARGS__, 0)),                                      \
@@ -680,5 +685,130 @@ void shmemi_generic_bad(void);
 #ifdef __cplusplus
 }
 #endif
+
+/* ---- C++: the generic interfaces as overloads ----------------------------
+ * Same base-type lists as the C11 selection; a shmem_ctx_t first argument
+ * selects the context form. Inline, so nothing is added to the library. */
+#ifdef __cplusplus
+#define SHMEMI_CXX_RMA(T, N, _)                                                \
+    inline void shmem_put(T *d, const T *s, size_t n, int pe) { shmem_##N##_put(d, s, n, pe); } \
+    inline void shmem_put(shmem_ctx_t c, T *d, const T *s, size_t n, int pe) { shmem_ctx_##N##_put(c, d, s, n, pe); } \
+    inline void shmem_get(T *d, const T *s, size_t n, int pe) { shmem_##N##_get(d, s, n, pe); } \
+    inline void shmem_get(shmem_ctx_t c, T *d, const T *s, size_t n, int pe) { shmem_ctx_##N##_get(c, d, s, n, pe); } \
+    inline void shmem_put_nbi(T *d, const T *s, size_t n, int pe) { shmem_##N##_put_nbi(d, s, n, pe); } \
+    inline void shmem_put_nbi(shmem_ctx_t c, T *d, const T *s, size_t n, int pe) { shmem_ctx_##N##_put_nbi(c, d, s, n, pe); } \
+    inline void shmem_get_nbi(T *d, const T *s, size_t n, int pe) { shmem_##N##_get_nbi(d, s, n, pe); } \
+    inline void shmem_get_nbi(shmem_ctx_t c, T *d, const T *s, size_t n, int pe) { shmem_ctx_##N##_get_nbi(c, d, s, n, pe); } \
+    inline void shmem_p(T *d, T v, int pe) { shmem_##N##_p(d, v, pe); }     \
+    inline void shmem_p(shmem_ctx_t c, T *d, T v, int pe) { shmem_ctx_##N##_p(c, d, v, pe); } \
+    inline T shmem_g(const T *s, int pe) { return shmem_##N##_g(s, pe); }   \
+    inline T shmem_g(shmem_ctx_t c, const T *s, int pe) { return shmem_ctx_##N##_g(c, s, pe); } \
+    inline void shmem_iput(T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) \
+    { shmem_##N##_iput(d, s, dst, sst, n, pe); }                             \
+    inline void shmem_iput(shmem_ctx_t c, T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) \
+    { shmem_ctx_##N##_iput(c, d, s, dst, sst, n, pe); }                      \
+    inline void shmem_iget(T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) \
+    { shmem_##N##_iget(d, s, dst, sst, n, pe); }                             \
+    inline void shmem_iget(shmem_ctx_t c, T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe) \
+    { shmem_ctx_##N##_iget(c, d, s, dst, sst, n, pe); }                      \
+    inline void shmem_put_signal(T *d, const T *s, size_t n, uint64_t *sig, uint64_t sv, int op, int pe) \
+    { shmem_##N##_put_signal(d, s, n, sig, sv, op, pe); }                    \
+    inline void shmem_put_signal(shmem_ctx_t c, T *d, const T *s, size_t n, uint64_t *sig, uint64_t sv, int op, int pe) \
+    { shmem_ctx_##N##_put_signal(c, d, s, n, sig, sv, op, pe); }             \
+    inline void shmem_put_signal_nbi(T *d, const T *s, size_t n, uint64_t *sig, uint64_t sv, int op, int pe) \
+    { shmem_##N##_put_signal_nbi(d, s, n, sig, sv, op, pe); }                \
+    inline void shmem_put_signal_nbi(shmem_ctx_t c, T *d, const T *s, size_t n, uint64_t *sig, uint64_t sv, int op, int pe) \
+    { shmem_ctx_##N##_put_signal_nbi(c, d, s, n, sig, sv, op, pe); }         \
+    inline int shmem_broadcast(shmem_team_t t, T *d, const T *s, size_t n, int root) \
+    { return shmem_##N##_broadcast(t, d, s, n, root); }                      \
+    inline int shmem_collect(shmem_team_t t, T *d, const T *s, size_t n)     \
+    { return shmem_##N##_collect(t, d, s, n); }                              \
+    inline int shmem_fcollect(shmem_team_t t, T *d, const T *s, size_t n)    \
+    { return shmem_##N##_fcollect(t, d, s, n); }                             \
+    inline int shmem_alltoall(shmem_team_t t, T *d, const T *s, size_t n)    \
+    { return shmem_##N##_alltoall(t, d, s, n); }                             \
+    inline int shmem_alltoalls(shmem_team_t t, T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n) \
+    { return shmem_##N##_alltoalls(t, d, s, dst, sst, n); }
+SHMEMI_G_RMA(SHMEMI_CXX_RMA, _)
+#define SHMEMI_CXX_AMO_EXT(T, N, _)                                            \
+    inline T shmem_atomic_fetch(const T *s, int pe) { return shmem_##N##_atomic_fetch(s, pe); } \
+    inline T shmem_atomic_fetch(shmem_ctx_t c, const T *s, int pe) { return shmem_ctx_##N##_atomic_fetch(c, s, pe); } \
+    inline void shmem_atomic_set(T *d, T v, int pe) { shmem_##N##_atomic_set(d, v, pe); } \
+    inline void shmem_atomic_set(shmem_ctx_t c, T *d, T v, int pe) { shmem_ctx_##N##_atomic_set(c, d, v, pe); } \
+    inline T shmem_atomic_swap(T *d, T v, int pe) { return shmem_##N##_atomic_swap(d, v, pe); } \
+    inline T shmem_atomic_swap(shmem_ctx_t c, T *d, T v, int pe) { return shmem_ctx_##N##_atomic_swap(c, d, v, pe); } \
+    inline void shmem_atomic_fetch_nbi(T *f, const T *s, int pe) { shmem_##N##_atomic_fetch_nbi(f, s, pe); } \
+    inline void shmem_atomic_fetch_nbi(shmem_ctx_t c, T *f, const T *s, int pe) { shmem_ctx_##N##_atomic_fetch_nbi(c, f, s, pe); } \
+    inline void shmem_atomic_swap_nbi(T *f, T *d, T v, int pe) { shmem_##N##_atomic_swap_nbi(f, d, v, pe); } \
+    inline void shmem_atomic_swap_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { shmem_ctx_##N##_atomic_swap_nbi(c, f, d, v, pe); }
+SHMEMI_G_AMO_EXT(SHMEMI_CXX_AMO_EXT, _)
+#define SHMEMI_CXX_AMO(T, N, _)                                                \
+    inline T shmem_atomic_compare_swap(T *d, T cn, T v, int pe) { return shmem_##N##_atomic_compare_swap(d, cn, v, pe); } \
+    inline T shmem_atomic_compare_swap(shmem_ctx_t c, T *d, T cn, T v, int pe) { return shmem_ctx_##N##_atomic_compare_swap(c, d, cn, v, pe); } \
+    inline T shmem_atomic_fetch_add(T *d, T v, int pe) { return shmem_##N##_atomic_fetch_add(d, v, pe); } \
+    inline T shmem_atomic_fetch_add(shmem_ctx_t c, T *d, T v, int pe) { return shmem_ctx_##N##_atomic_fetch_add(c, d, v, pe); } \
+    inline void shmem_atomic_add(T *d, T v, int pe) { shmem_##N##_atomic_add(d, v, pe); } \
+    inline void shmem_atomic_add(shmem_ctx_t c, T *d, T v, int pe) { shmem_ctx_##N##_atomic_add(c, d, v, pe); } \
+    inline T shmem_atomic_fetch_inc(T *d, int pe) { return shmem_##N##_atomic_fetch_inc(d, pe); } \
+    inline T shmem_atomic_fetch_inc(shmem_ctx_t c, T *d, int pe) { return shmem_ctx_##N##_atomic_fetch_inc(c, d, pe); } \
+    inline void shmem_atomic_inc(T *d, int pe) { shmem_##N##_atomic_inc(d, pe); } \
+    inline void shmem_atomic_inc(shmem_ctx_t c, T *d, int pe) { shmem_ctx_##N##_atomic_inc(c, d, pe); } \
+    inline void shmem_atomic_compare_swap_nbi(T *f, T *d, T cn, T v, int pe) { shmem_##N##_atomic_compare_swap_nbi(f, d, cn, v, pe); } \
+    inline void shmem_atomic_compare_swap_nbi(shmem_ctx_t c, T *f, T *d, T cn, T v, int pe) { shmem_ctx_##N##_atomic_compare_swap_nbi(c, f, d, cn, v, pe); } \
+    inline void shmem_atomic_fetch_add_nbi(T *f, T *d, T v, int pe) { shmem_##N##_atomic_fetch_add_nbi(f, d, v, pe); } \
+    inline void shmem_atomic_fetch_add_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { shmem_ctx_##N##_atomic_fetch_add_nbi(c, f, d, v, pe); } \
+    inline void shmem_atomic_fetch_inc_nbi(T *f, T *d, int pe) { shmem_##N##_atomic_fetch_inc_nbi(f, d, pe); } \
+    inline void shmem_atomic_fetch_inc_nbi(shmem_ctx_t c, T *f, T *d, int pe) { shmem_ctx_##N##_atomic_fetch_inc_nbi(c, f, d, pe); }
+SHMEMI_G_AMO(SHMEMI_CXX_AMO, _)
+#define SHMEMI_CXX_AMO_BIT1(T, N, OP)                                          \
+    inline T shmem_atomic_fetch_##OP(T *d, T v, int pe) { return shmem_##N##_atomic_fetch_##OP(d, v, pe); } \
+    inline T shmem_atomic_fetch_##OP(shmem_ctx_t c, T *d, T v, int pe) { return shmem_ctx_##N##_atomic_fetch_##OP(c, d, v, pe); } \
+    inline void shmem_atomic_##OP(T *d, T v, int pe) { shmem_##N##_atomic_##OP(d, v, pe); } \
+    inline void shmem_atomic_##OP(shmem_ctx_t c, T *d, T v, int pe) { shmem_ctx_##N##_atomic_##OP(c, d, v, pe); } \
+    inline void shmem_atomic_fetch_##OP##_nbi(T *f, T *d, T v, int pe) { shmem_##N##_atomic_fetch_##OP##_nbi(f, d, v, pe); } \
+    inline void shmem_atomic_fetch_##OP##_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { shmem_ctx_##N##_atomic_fetch_##OP##_nbi(c, f, d, v, pe); }
+SHMEMI_G_AMO_BIT(SHMEMI_CXX_AMO_BIT1, and)
+SHMEMI_G_AMO_BIT(SHMEMI_CXX_AMO_BIT1, or)
+SHMEMI_G_AMO_BIT(SHMEMI_CXX_AMO_BIT1, xor)
+#define SHMEMI_CXX_WAIT(T, N, _)                                               \
+    inline void shmem_wait_until(T *iv, int cmp, T v) { shmem_##N##_wait_until(iv, cmp, v); } \
+    inline int shmem_test(T *iv, int cmp, T v) { return shmem_##N##_test(iv, cmp, v); } \
+    inline void shmem_wait(T *iv, T v) { shmem_##N##_wait(iv, v); }        \
+    inline void shmem_wait_until_all(T *iv, size_t n, const int *st, int cmp, T v) \
+    { shmem_##N##_wait_until_all(iv, n, st, cmp, v); }                       \
+    inline size_t shmem_wait_until_any(T *iv, size_t n, const int *st, int cmp, T v) \
+    { return shmem_##N##_wait_until_any(iv, n, st, cmp, v); }                \
+    inline size_t shmem_wait_until_some(T *iv, size_t n, size_t *ix, const int *st, int cmp, T v) \
+    { return shmem_##N##_wait_until_some(iv, n, ix, st, cmp, v); }           \
+    inline void shmem_wait_until_all_vector(T *iv, size_t n, const int *st, int cmp, T *vs) \
+    { shmem_##N##_wait_until_all_vector(iv, n, st, cmp, vs); }               \
+    inline size_t shmem_wait_until_any_vector(T *iv, size_t n, const int *st, int cmp, T *vs) \
+    { return shmem_##N##_wait_until_any_vector(iv, n, st, cmp, vs); }        \
+    inline size_t shmem_wait_until_some_vector(T *iv, size_t n, size_t *ix, const int *st, int cmp, T *vs) \
+    { return shmem_##N##_wait_until_some_vector(iv, n, ix, st, cmp, vs); }   \
+    inline int shmem_test_all(T *iv, size_t n, const int *st, int cmp, T v) \
+    { return shmem_##N##_test_all(iv, n, st, cmp, v); }                      \
+    inline size_t shmem_test_any(T *iv, size_t n, const int *st, int cmp, T v) \
+    { return shmem_##N##_test_any(iv, n, st, cmp, v); }                      \
+    inline size_t shmem_test_some(T *iv, size_t n, size_t *ix, const int *st, int cmp, T v) \
+    { return shmem_##N##_test_some(iv, n, ix, st, cmp, v); }                 \
+    inline int shmem_test_all_vector(T *iv, size_t n, const int *st, int cmp, T *vs) \
+    { return shmem_##N##_test_all_vector(iv, n, st, cmp, vs); }              \
+    inline size_t shmem_test_any_vector(T *iv, size_t n, const int *st, int cmp, T *vs) \
+    { return shmem_##N##_test_any_vector(iv, n, st, cmp, vs); }              \
+    inline size_t shmem_test_some_vector(T *iv, size_t n, size_t *ix, const int *st, int cmp, T *vs) \
+    { return shmem_##N##_test_some_vector(iv, n, ix, st, cmp, vs); }
+SHMEMI_G_WAIT(SHMEMI_CXX_WAIT, _)
+#define SHMEMI_CXX_RED(T, N, OP)                                               \
+    inline int shmem_##OP##_reduce(shmem_team_t t, T *d, const T *s, size_t n) \
+    { return shmem_##N##_##OP##_reduce(t, d, s, n); }
+SHMEMI_G_BITRED(SHMEMI_CXX_RED, and)
+SHMEMI_G_BITRED(SHMEMI_CXX_RED, or)
+SHMEMI_G_BITRED(SHMEMI_CXX_RED, xor)
+SHMEMI_G_MINMAX(SHMEMI_CXX_RED, min)
+SHMEMI_G_MINMAX(SHMEMI_CXX_RED, max)
+SHMEMI_G_SUM(SHMEMI_CXX_RED, sum)
+SHMEMI_G_SUM(SHMEMI_CXX_RED, prod)
+#endif /* __cplusplus */
 
 #endif /* TNBC_SHMEM_H */
