@@ -69,9 +69,14 @@ static MPI_Comm set_comm(const char *fn, int start, int logstride, int size)
 int shmemi_coll_count(const char *fn, size_t nelems, size_t size)
 {
     size_t b;
-    if (__builtin_mul_overflow(nelems, size, &b) || b > INT_MAX) {
-        shmemi_refuse("%s of %zu elements of %zu bytes refused: more than %d bytes "
-                      "per PE", fn, nelems, size, INT_MAX);
+    /* SIZE_MAX: a typed caller's nelems * sizeof(T) already overflowed */
+    if (nelems == SIZE_MAX || __builtin_mul_overflow(nelems, size, &b)) {
+        shmemi_refuse("%s refused: its size in bytes overflows", fn);
+        return -1;
+    }
+    if (b > INT_MAX) {
+        shmemi_refuse("%s of %zu bytes refused: more than %d bytes in one MPI call",
+                      fn, b, INT_MAX);
         return -1;
     }
     return (int)b;
@@ -87,9 +92,17 @@ int shmemi_alltoalls(MPI_Comm comm, void *dest, const void *src, ptrdiff_t dst,
     int c = shmemi_coll_count("alltoalls", nelems, size);
     if (c < 0)
         return -1;
+    size_t span;
     if (dst <= 0 || sst <= 0) {
         shmemi_refuse("alltoalls refused: strides must be positive (dst %td, sst %td)",
                       dst, sst);
+        return -1;
+    }
+    /* both buffers hold np blocks of nelems strided elements */
+    if (nelems && (shmemi_span(dst, size, (size_t)np * nelems, &span) ||
+                   shmemi_span(sst, size, (size_t)np * nelems, &span))) {
+        shmemi_refuse("alltoalls of %zu elements at strides %td/%td refused: the "
+                      "span overflows", nelems, dst, sst);
         return -1;
     }
     size_t total = (size_t)c * (size_t)np;

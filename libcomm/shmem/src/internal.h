@@ -99,6 +99,20 @@ static inline size_t shmemi_nbytes(size_t n, size_t size)
     return __builtin_mul_overflow(n, size, &b) ? SIZE_MAX : b;
 }
 
+/* Bytes spanned by nelems (> 0) elements of elsize at stride st (> 0, in
+ * elements): ((nelems - 1) * st + 1) * elsize. Returns -1 when a step
+ * overflows or the span exceeds PTRDIFF_MAX, else 0 with *bytes set. */
+static inline int shmemi_span(ptrdiff_t st, size_t elsize, size_t nelems, size_t *bytes)
+{
+    size_t b;
+    if (__builtin_mul_overflow(nelems - 1, (size_t)st, &b) ||
+        __builtin_add_overflow(b, 1, &b) || __builtin_mul_overflow(b, elsize, &b) ||
+        b > (size_t)PTRDIFF_MAX)
+        return -1;
+    *bytes = b;
+    return 0;
+}
+
 /* Refuses an operation after a one-line message: ends the job, or with
  * TNBC_SHMEM_ON_ERROR=skip returns -1 so that the caller drops it. */
 int shmemi_refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -79,19 +79,6 @@ void shmemi_get_rma(const struct shmemi_target *t, void *dest, size_t n,
     shmemi_unlock();
 }
 
-/* Bytes spanned by nelems elements of elsize at stride st (in elements):
- * ((nelems - 1) * st + 1) * elsize, or -1 when a step overflows. */
-static int span(ptrdiff_t st, size_t elsize, size_t nelems, size_t *bytes)
-{
-    size_t b;
-    if (__builtin_mul_overflow(nelems - 1, (size_t)st, &b) ||
-        __builtin_add_overflow(b, 1, &b) || __builtin_mul_overflow(b, elsize, &b) ||
-        b > (size_t)PTRDIFF_MAX)
-        return -1;
-    *bytes = b;
-    return 0;
-}
-
 static MPI_Datatype strided(ptrdiff_t st, size_t elsize, size_t nelems)
 {
     MPI_Datatype t;
@@ -130,7 +117,8 @@ static void strided_rma(int is_put, void *dest, const void *src, ptrdiff_t dst,
                       op, pe, dst, sst);
         return;
     }
-    if (span(rst, elsize, nelems, &bytes) || span(lst, elsize, nelems, &lbytes)) {
+    if (shmemi_span(rst, elsize, nelems, &bytes) ||
+        shmemi_span(lst, elsize, nelems, &lbytes)) {
         shmemi_refuse("%s of %zu elements of %zu bytes at strides %td/%td to PE %d "
                       "refused: the span overflows", op, nelems, elsize, dst, sst, pe);
         return;

@@ -65,6 +65,13 @@ int main(int argc, char **argv)
     shmem_long_get(back, dst, SIZE_MAX / 4 + 2, peer);
     shmem_put64(dst, src, SIZE_MAX / 4 + 2, peer);
     shmem_putmem(dst, src, SIZE_MAX, peer);
+    /* collectives: refused on every PE alike (same arguments), no hang */
+    CHECK(shmem_long_alltoalls(SHMEM_TEAM_WORLD, dst, src, (ptrdiff_t)1 << 60, 1, 2) != 0,
+          "alltoalls with stride 2^60 accepted");
+    CHECK(shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, SIZE_MAX / 4 + 2, 0) != 0,
+          "broadcast of 2^62 longs accepted");
+    CHECK(shmem_long_fcollect(SHMEM_TEAM_WORLD, dst, src, (size_t)1 << 40) != 0,
+          "fcollect of 2^40 longs accepted");
     shmem_quiet();
     shmem_barrier_all();
     int bad = 0;
