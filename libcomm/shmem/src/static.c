@@ -107,10 +107,14 @@ static int replace_pages(int fd)
 
 /* In a forked child the globals must be private again: OpenSHMEM knows no
  * fork, and a child writing its parent's variables would be a surprise. */
+static int pages_shared;      /* our segment is memfd-backed (even after finalize) */
+
 static void child_private(void)
 {
-    if (map_fd >= 0 && replace_pages(-1) == 0) {
-        close(map_fd);
+    if (pages_shared && replace_pages(-1) == 0) {
+        pages_shared = 0;
+        if (map_fd >= 0)
+            close(map_fd);
         map_fd = -1;
     }
 }
@@ -130,6 +134,7 @@ static int make_shared(void)
         return -1;
     }
     map_fd = fd;
+    pages_shared = 1;
     if (!atfork_done++)
         pthread_atfork(NULL, NULL, child_private);
     return 0;
