@@ -90,10 +90,10 @@ pc_build() {
 export -f pc_build
 t_run "pkg-config tnbc-shmem: plain gcc build runs" bash -c pc_build
 # The headers as C++ (extern "C", no _Generic) and as C99 (no generics).
+# (through tnbc-oshcc with mpicxx as the compiler, so sanitizer builds link)
 cxx_build() {
-    OMPI_CXX=g++ mpicxx -std=c++11 -Wall -Wextra -Werror -pedantic \
-        -Ilibcomm/shmem/include -o "$OUT/ring_cxx" libcomm/shmem/test/cxx/ring.cpp \
-        -L"$BUILD/lib" -Wl,-rpath,"$PWD/$BUILD/lib" -ltnbc-shmem && t_mpirun 3 "$OUT/ring_cxx"
+    OSHCC_CC=mpicxx "$BUILD/bin/tnbc-oshcc" -std=c++11 -Wall -Wextra -Werror -pedantic \
+        -o "$OUT/ring_cxx" libcomm/shmem/test/cxx/ring.cpp && t_mpirun 3 "$OUT/ring_cxx"
 }
 c99_build() {
     printf '#include <shmem.h>\n#include <shmemx.h>\nint main(void) { shmem_init(); shmem_finalize(); return 0; }\n' \
