@@ -652,6 +652,16 @@ void shmemi_generic_bad(void);
 #define shmem_atomic_fetch_or_nbi(...) SHMEMI_SEL_NBI(SHMEMI_G_AMO_BIT, atomic_fetch_or_nbi, __VA_ARGS__)(__VA_ARGS__)
 #define shmem_atomic_fetch_xor_nbi(...) SHMEMI_SEL_NBI(SHMEMI_G_AMO_BIT, atomic_fetch_xor_nbi, __VA_ARGS__)(__VA_ARGS__)
 
+/* the deprecated (1.3) generic atomic names, still in 1.5 */
+#define shmem_fetch(src, ...) _Generic((src), SHMEMI_G_AMO_EXT(SHMEMI_AS_C, fetch) default: shmemi_generic_bad)(src, __VA_ARGS__)
+#define shmem_set(dest, ...) SHMEMI_SEL1(SHMEMI_G_AMO_EXT, set, dest)(dest, __VA_ARGS__)
+#define shmem_swap(dest, ...) SHMEMI_SEL1(SHMEMI_G_AMO_EXT, swap, dest)(dest, __VA_ARGS__)
+#define shmem_cswap(dest, ...) SHMEMI_SEL1(SHMEMI_G_AMO, cswap, dest)(dest, __VA_ARGS__)
+#define shmem_fadd(dest, ...) SHMEMI_SEL1(SHMEMI_G_AMO, fadd, dest)(dest, __VA_ARGS__)
+#define shmem_add(dest, ...) SHMEMI_SEL1(SHMEMI_G_AMO, add, dest)(dest, __VA_ARGS__)
+#define shmem_finc(dest, ...) SHMEMI_SEL1(SHMEMI_G_AMO, finc, dest)(dest, __VA_ARGS__)
+#define shmem_inc(dest, ...) SHMEMI_SEL1(SHMEMI_G_AMO, inc, dest)(dest, __VA_ARGS__)
+
 #define shmem_wait_until(ivar, ...) SHMEMI_SEL1(SHMEMI_G_WAIT, wait_until, ivar)(ivar, __VA_ARGS__)
 #define shmem_test(ivar, ...) SHMEMI_SEL1(SHMEMI_G_WAIT, test, ivar)(ivar, __VA_ARGS__)
 #define shmem_wait(ivar, ...) SHMEMI_SEL1(SHMEMI_G_WAIT, wait, ivar)(ivar, __VA_ARGS__)
@@ -767,6 +777,18 @@ SHMEMI_G_AMO(SHMEMI_CXX_AMO, _)
     inline void shmem_atomic_##OP(shmem_ctx_t c, T *d, T v, int pe) { shmem_ctx_##N##_atomic_##OP(c, d, v, pe); } \
     inline void shmem_atomic_fetch_##OP##_nbi(T *f, T *d, T v, int pe) { shmem_##N##_atomic_fetch_##OP##_nbi(f, d, v, pe); } \
     inline void shmem_atomic_fetch_##OP##_nbi(shmem_ctx_t c, T *f, T *d, T v, int pe) { shmem_ctx_##N##_atomic_fetch_##OP##_nbi(c, f, d, v, pe); }
+#define SHMEMI_CXX_OLD_EXT(T, N, _)                                            \
+    inline T shmem_fetch(const T *s, int pe) { return shmem_##N##_fetch(s, pe); } \
+    inline void shmem_set(T *d, T v, int pe) { shmem_##N##_set(d, v, pe); }  \
+    inline T shmem_swap(T *d, T v, int pe) { return shmem_##N##_swap(d, v, pe); }
+SHMEMI_G_AMO_EXT(SHMEMI_CXX_OLD_EXT, _)
+#define SHMEMI_CXX_OLD(T, N, _)                                                \
+    inline T shmem_cswap(T *d, T c, T v, int pe) { return shmem_##N##_cswap(d, c, v, pe); } \
+    inline T shmem_fadd(T *d, T v, int pe) { return shmem_##N##_fadd(d, v, pe); } \
+    inline void shmem_add(T *d, T v, int pe) { shmem_##N##_add(d, v, pe); }  \
+    inline T shmem_finc(T *d, int pe) { return shmem_##N##_finc(d, pe); }    \
+    inline void shmem_inc(T *d, int pe) { shmem_##N##_inc(d, pe); }
+SHMEMI_G_AMO(SHMEMI_CXX_OLD, _)
 SHMEMI_G_AMO_BIT(SHMEMI_CXX_AMO_BIT1, and)
 SHMEMI_G_AMO_BIT(SHMEMI_CXX_AMO_BIT1, or)
 SHMEMI_G_AMO_BIT(SHMEMI_CXX_AMO_BIT1, xor)

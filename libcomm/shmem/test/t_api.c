@@ -294,6 +294,11 @@ static void atomics(void)
     CHECK(shmem_int32_finc(&w32[1], me) == 0 && w32[1] == 1, "int32_finc");
     shmem_barrier_all();
     CHECK(shmem_int64_fetch(&w[2], me) == 9, "int64_fetch");
+    /* the deprecated C11 generic names */
+    shmem_add(&w[3], 2L, me);
+    CHECK(shmem_fadd(&w[3], 3L, me) == 2 && shmem_finc(&w[3], me) == 5 &&
+          shmem_fetch(&w[3], me) == 6, "generic add/fadd/finc/fetch");
+    CHECK(shmem_cswap(&w[3], 6L, 1L, me) == 6 && shmem_swap(&w[3], 8L, me) == 1, "generic cswap/swap");
     float *fl = shmem_malloc(sizeof(float));
     shmem_float_set(fl, 2.5f, me);
     CHECK(shmem_float_fetch(fl, me) == 2.5f, "float_set/fetch");
