@@ -77,6 +77,36 @@ static uint64_t mpi_amo(enum shmemi_amo_op op, const struct shmemi_target *t,
     return old;
 }
 
+/* An atomic fetch is a read of one aligned word, which is single-copy
+ * atomic for loads and for MPI_Get (one transfer): it needs no
+ * read-modify-write. (MPI calls a get concurrent with an accumulate a
+ * conflict; wait_until's local loads of words that peers change with MPI
+ * atomics rely on the same single-copy atomicity.) On the MPI path it therefore avoids MPI_Fetch_and_op,
+ * whose target-side accumulate lock in Open MPI's osc/ucx a PE spinning on
+ * atomic_fetch of its own variable re-takes so fast that a peer's
+ * MPI_Accumulate (atomic_set) to it never gets it. With a local read, that
+ * accumulate still needs this PE's MPI progress, given below: together they
+ * make the set/fetch-on-a-global test, which hung (issue #23), pass. */
+static uint64_t fetch_word(const struct shmemi_target *t, size_t size, int pe)
+{
+    uint64_t v = 0;
+    if (t->local) {
+        /* Peers change this word with MPI atomics, which in osc/ucx on one
+         * node may need this PE's MPI progress (their accumulate lock is a
+         * remote atomic): a PE spinning here must give it, or the peer's
+         * atomic_set never lands. */
+        shmemi_mpi_progress();
+        if (size == 4)
+            return __atomic_load_n((uint32_t *)t->local, __ATOMIC_SEQ_CST);
+        return __atomic_load_n((uint64_t *)t->local, __ATOMIC_SEQ_CST);
+    }
+    shmemi_lock();
+    MPI_Get(&v, (int)size, MPI_BYTE, pe, t->off, (int)size, MPI_BYTE, t->win);
+    MPI_Win_flush(pe, t->win);
+    shmemi_unlock();
+    return v;
+}
+
 uint64_t shmemi_amo(enum shmemi_amo_op op, void *dest, size_t size,
                     uint64_t value, uint64_t cond, int pe, int want_old)
 {
@@ -85,6 +115,8 @@ uint64_t shmemi_amo(enum shmemi_amo_op op, void *dest, size_t size,
         return 0;
     if (t.local && (shmemi.amo_local[t.region] || shmemi.npes == 1))
         return cpu_amo(op, t.local, size, value, cond);
+    if (op == AMO_FETCH)
+        return fetch_word(&t, size, pe);
     return mpi_amo(op, &t, size, value, cond, pe, want_old);
 }
 

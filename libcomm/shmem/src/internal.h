@@ -158,6 +158,7 @@ uint64_t shmemi_amo(enum shmemi_amo_op op, void *dest, size_t size,
 
 /* sync.c */
 void shmemi_progress(void);
+void shmemi_mpi_progress(void);
 void shmemi_quiet(void);
 void shmemi_barrier_world(void);
 

@@ -22,6 +22,17 @@ void shmemi_progress(void)
         shmemi_am_poll();
 }
 
+/* Drives MPI's progress engine (and with it the osc components' progress
+ * functions) without receiving anything: shmemi.comm carries collectives
+ * only, so the probe never matches. Active-message handlers do not run. */
+void shmemi_mpi_progress(void)
+{
+    int flag;
+    shmemi_lock();
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, shmemi.comm, &flag, MPI_STATUS_IGNORE);
+    shmemi_unlock();
+}
+
 /* One MPI_Win_flush per target with operations outstanding, not
  * MPI_Win_flush_all: Open MPI 4.1.4's osc/ucx returns from flush_all before
  * large gets have landed (measured: 1 MiB MPI_Get, 20 of 20 runs). */

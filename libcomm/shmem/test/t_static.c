@@ -1,5 +1,6 @@
 /* t_static.c - atomics, locks, signals and large gets on static (global)
- * data, the cases that hung on the MPI RMA path (issue #23): contended
+ * data, the cases that hung on the MPI RMA path (issue #23): the
+ * atomic_set/atomic_fetch ring (each PE spins on its own global), contended
  * fetch_inc/add on a global (exact totals), atomic set/fetch, a lock in a
  * global protecting a non-atomic read-modify-write of a global on PE 0,
  * put-with-signal into a global signal word with signal_wait_until, a
@@ -19,6 +20,8 @@ static long msg[8];
 static long big[BIG];
 static int flag_set;
 static int fork_probe;
+static int ring_int = -1;
+static double ring_double = -1;
 
 int main(void)
 {
@@ -41,6 +44,22 @@ int main(void)
     CHECK(shmem_int_atomic_fetch(&flag_set, me) == 40 + (me + n - 1) % n,
           "atomic_set on a global: %d", flag_set);
     CHECK(shmem_int_atomic_fetch(&counter, 0) == ROUNDS * n, "fetch of a global on PE 0");
+
+    /* the set/fetch ring on globals (hung on the MPI path): each PE spins
+     * with atomic_fetch on its own global until its predecessor sets it */
+    if (me == 0)
+        shmem_int_atomic_set(&ring_int, n - 1, 0);
+    while (shmem_int_atomic_fetch(&ring_int, me) < 0)
+        ;
+    shmem_int_atomic_set(&ring_int, me, peer);
+    if (me == 0)
+        shmem_double_atomic_set(&ring_double, n - 1, 0);
+    while (shmem_double_atomic_fetch(&ring_double, me) < 0)
+        ;
+    shmem_double_atomic_set(&ring_double, me, peer);
+    shmem_barrier_all();
+    CHECK(ring_int == (me + n - 1) % n && ring_double == (me + n - 1) % n,
+          "ring: %d %g", ring_int, ring_double);
 
     /* lock in static data, non-atomic g + p inside */
     for (int r = 0; r < 50; r++) {
