@@ -22,13 +22,6 @@ struct shmemi_ctx {
 
 static struct shmemi_ctx default_ctx = {0, NULL};
 shmem_ctx_t SHMEM_CTX_DEFAULT = &default_ctx;
-static long nlive;          /* created and not destroyed, for the check at exit */
-
-void shmemi_ctx_fini(void)
-{
-    nlive = 0;
-}
-
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
 {
     shmemi_check_init("shmem_team_create_ctx");
@@ -42,7 +35,6 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
         return -1;
     *c = (struct shmemi_ctx){options, team == SHMEM_TEAM_WORLD ? NULL : team};
     *ctx = c;
-    nlive++;
     return 0;
 }
 
@@ -57,7 +49,6 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
         return;
     shmemi_quiet();      /* 1.5: destroy completes the context's operations */
     free(ctx);
-    nlive--;
 }
 
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)

@@ -276,7 +276,6 @@ void shmem_finalize(void)
     shmem_barrier_all();
     shmemi_am_fini();
     shmemi_coll_fini();
-    shmemi_ctx_fini();
     shmemi_team_fini();
     for (int r = 0; r < SHMEMI_NREGIONS; r++) {
         if (shmemi.reg[r].win != MPI_WIN_NULL) {

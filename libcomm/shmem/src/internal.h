@@ -243,8 +243,6 @@ int shmemi_collectv(MPI_Comm c, const char *fn, void *dest, const void *src,
 
 /* team.c: world PE number of a team's PE pe, or -1 */
 int shmemi_team_world_pe(shmem_team_t team, int pe);
-/* ctx.c */
-void shmemi_ctx_fini(void);
 /* team.c */
 void shmemi_team_init(void);
 void shmemi_team_fini(void);
