@@ -29,6 +29,34 @@ for t in "${TESTS[@]}"; do
     fi
 done
 
+# profiling interface: a tool wrapping shmem_int_put/shmem_barrier_all and
+# forwarding to pshmem_, preloaded and linked statically with the archive
+for np in 2 4; do
+    t_run "t_pshmem np=$np tool preloaded" mpirun --oversubscribe -np $np \
+        -x LD_PRELOAD="$PWD/$B/libptool.so" "$B/t_pshmem"
+    t_run "t_pshmem np=$np tool linked with libtnbc-shmem.a" mpirun --oversubscribe -np $np \
+        "$B/t_pshmem_static"
+done
+t_run "t_pshmem np=3 rma tool preloaded" mpirun --oversubscribe -np 3 -x TNBC_SHMEM_TRANSPORT=rma \
+    -x LD_PRELOAD="$PWD/$B/libptool.so" "$B/t_pshmem"
+# every exported shmem_X/shmemx_X has its pshmem_X/pshmemx_X at the same
+# address, and pshmem.h declares exactly those
+pshmem_twins() {
+    local so=$BUILD/lib/libtnbc-shmem.so syms missing n
+    syms=$(nm -D --defined-only "$so" | awk '{print $1, $3}')
+    n=$(awk '$2 ~ /^shmemx?_/' <<<"$syms" | wc -l)
+    missing=$(awk '$2 ~ /^p?shmemx?_/ { a = $2; sub(/^p/, "", a); seen[a] = seen[a] " " $1 }
+                   END { for (s in seen) { split(seen[s], v, " ");
+                         if (v[1] != v[2] || v[3] != "") print s } }' <<<"$syms")
+    [[ $n -gt 1000 ]] || { echo "only $n shmem_ symbols exported"; return 1; }
+    [[ -z $missing ]] || { echo "without a pshmem_ twin at the same address: $missing"; return 1; }
+    echo "$n exported shmem_/shmemx_ functions, each with its pshmem_ twin"
+    diff <(libcomm/shmem/src/gen-pshmem-h.sh "$so") libcomm/shmem/include/pshmem.h ||
+        { echo "include/pshmem.h is stale: regenerate with libcomm/shmem/src/gen-pshmem-h.sh"; return 1; }
+}
+export -f pshmem_twins
+t_run "every exported shmem_ function has its pshmem_ twin; pshmem.h current" bash -c pshmem_twins
+
 t_run "t_bounds np=2 skip" mpirun --oversubscribe -np 2 -x TNBC_SHMEM_ON_ERROR=skip \
     -x SHMEM_SYMMETRIC_SIZE=1048576 "$B/t_bounds"
 t_run "t_bounds np=3 rma skip" mpirun --oversubscribe -np 3 -x TNBC_SHMEM_ON_ERROR=skip \
@@ -96,7 +124,7 @@ cxx_build() {
         -o "$OUT/ring_cxx" libcomm/shmem/test/cxx/ring.cpp && t_mpirun 3 "$OUT/ring_cxx"
 }
 c99_build() {
-    printf '#include <shmem.h>\n#include <shmemx.h>\nint main(void) { shmem_init(); shmem_finalize(); return 0; }\n' \
+    printf '#include <shmem.h>\n#include <shmemx.h>\n#include <pshmem.h>\nint main(void) { shmem_init(); shmem_finalize(); return 0; }\n' \
         > "$OUT/c99.c" &&
         gcc -std=c99 -pedantic -Wall -Wextra -Werror -Ilibcomm/shmem/include \
             $(mpicc --showme:compile) -fsyntax-only "$OUT/c99.c"
@@ -108,7 +136,7 @@ t_run "headers compile as C99 -pedantic" bash -c c99_build
 exports() {
     local bad
     bad=$(nm -D --defined-only "$BUILD/lib/libtnbc-shmem.so" | awk '{print $3}' |
-          grep -Ev '^(shmem_|shmemx_|pshmem_|start_pes$|_my_pe$|_num_pes$|shmalloc$|shfree$|shrealloc$|shmemalign$|SHMEM_)')
+          grep -Ev '^(shmem_|shmemx_|pshmem_|pshmemx_|start_pes$|_my_pe$|_num_pes$|shmalloc$|shfree$|shrealloc$|shmemalign$|SHMEM_)')
     [[ -z $bad ]] || { echo "exported: $bad"; return 1; }
     nm -D --defined-only "$BUILD/lib/libtnbc-shmem.so" | grep -q ' shmemx_send$'
 }

@@ -5,6 +5,7 @@
 // totals are n(n+1)/2, a team reduction, shmem_sync(team), wait_until.
 #include <shmem.h>
 #include <shmemx.h>
+#include <pshmem.h>
 #include <cstdio>
 
 static long box;
