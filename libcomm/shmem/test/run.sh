@@ -30,15 +30,17 @@ for t in "${TESTS[@]}"; do
 done
 
 # profiling interface: a tool wrapping shmem_int_put/shmem_barrier_all and
-# forwarding to pshmem_, preloaded and linked statically with the archive
+# forwarding to pshmem_, preloaded and linked statically with the archive.
+# In SAN=asan/tsan builds the sanitizer runtime must come first in the list.
+PTOOL=$(ldd "$B/t_pshmem" 2>/dev/null | awk '$1 ~ /^lib[at]san\./ { printf "%s:", $3 }')$PWD/$B/libptool.so
 for np in 2 4; do
     t_run "t_pshmem np=$np tool preloaded" mpirun --oversubscribe -np $np \
-        -x LD_PRELOAD="$PWD/$B/libptool.so" "$B/t_pshmem"
+        -x LD_PRELOAD="$PTOOL" "$B/t_pshmem"
     t_run "t_pshmem np=$np tool linked with libtnbc-shmem.a" mpirun --oversubscribe -np $np \
         "$B/t_pshmem_static"
 done
 t_run "t_pshmem np=3 rma tool preloaded" mpirun --oversubscribe -np 3 -x TNBC_SHMEM_TRANSPORT=rma \
-    -x LD_PRELOAD="$PWD/$B/libptool.so" "$B/t_pshmem"
+    -x LD_PRELOAD="$PTOOL" "$B/t_pshmem"
 # every exported shmem_X/shmemx_X has its pshmem_X/pshmemx_X at the same
 # address, and pshmem.h declares exactly those
 pshmem_twins() {
