@@ -215,7 +215,7 @@ static void queue(int o, int h, const long *w, int nw)
 {
     long *q = &outq[(long)o * BATCH];
     if (outn[o] + nw > BATCH) {
-        shmem_send(o, h, q, outn[o] * sizeof(long));
+        shmemx_send(o, h, q, outn[o] * sizeof(long));
         outn[o] = 0;
     }
     memcpy(&q[outn[o]], w, nw * sizeof(long));
@@ -226,7 +226,7 @@ static void flush_queues(int h)
 {
     for (int o = 0; o < npes; o++)
         if (outn[o]) {
-            shmem_send(o, h, &outq[(long)o * BATCH], outn[o] * sizeof(long));
+            shmemx_send(o, h, &outq[(long)o * BATCH], outn[o] * sizeof(long));
             outn[o] = 0;
         }
 }
@@ -333,8 +333,8 @@ int main(int argc, char **argv)
     unsigned long long s = 777 + me;
     for (long k = 0; k < mloc; k++)
         idx[k] = (long)(lcg(&s) % (unsigned long long)TABLE);
-    h_add = shmem_register_handler(add_handler);
-    h_xor = shmem_register_handler(xor_handler);
+    h_add = shmemx_register_handler(add_handler);
+    h_xor = shmemx_register_handler(xor_handler);
     if (me == 0)
         printf("# table %ld longs, %ld refs/iter, %d iters, %d PEs\n", TABLE, REFS, ITERS, npes);
     int all = !strcmp(only, "all");

@@ -46,6 +46,11 @@ run "tnbc rma tcp" "$pg" "${MPIRUN[@]}" -np 2 "${TCP[@]}" -x TNBC_SHMEM_TRANSPOR
 run "mpi rma tcp" "$pg" "${MPIRUN[@]}" -np 2 --mca pml ob1 --mca btl self,tcp --mca osc pt2pt \
     "$B/b_mpi_rma" mpi-rma-tcp "$SECS"
 
+# static (global) data against heap data, one node, both transports
+st=$OUT/static.txt; : >"$st"
+run "static shm" "$st" "${MPIRUN[@]}" -np 2 "$B/b_static" tnbc-shm "$SECS"
+run "static rma" "$st" "${MPIRUN[@]}" -np 2 -x TNBC_SHMEM_TRANSPORT=rma "$B/b_static" tnbc-rma "$SECS"
+
 ir=$OUT/irregular.txt; : >"$ir"
 for np in 1 2 3 4; do
     run "irregular shm np=$np" "$ir" "${MPIRUN[@]}" -np $np "$B/b_irregular" $((1 << 20)) $((1 << 16)) 5

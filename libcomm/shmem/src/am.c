@@ -18,7 +18,7 @@
 
 struct send { MPI_Request req; void *buf; };
 
-static shmem_am_handler_t handlers[MAX_HANDLERS];
+static shmemx_am_handler_t handlers[MAX_HANDLERS];
 static int nhandlers;
 static struct send *sends;
 static MPI_Request *reqs;
@@ -59,7 +59,18 @@ static void reap_sends(void)
     free(idx);
 }
 
+static void msg_send(int pe, int tag, const void *hdr, size_t hlen,
+                     const void *data, size_t len);
+
 void shmemi_msg_send(int pe, int tag, const void *hdr, size_t hlen,
+                     const void *data, size_t len)
+{
+    shmemi_lock();
+    msg_send(pe, tag, hdr, hlen, data, len);
+    shmemi_unlock();
+}
+
+static void msg_send(int pe, int tag, const void *hdr, size_t hlen,
                      const void *data, size_t len)
 {
     char *buf = malloc(hlen + len + 1);
@@ -105,7 +116,17 @@ static void dispatch(int src, int tag, const char *buf, size_t len)
                 "handler %d; dropped\n", shmemi.me, src, tag);
 }
 
+static int am_poll(void);
+
 int shmemi_am_poll(void)
+{
+    shmemi_lock();
+    int ran = am_poll();
+    shmemi_unlock();
+    return ran;
+}
+
+static int am_poll(void)
 {
     int ran = 0, flag, count;
     MPI_Message msg;
@@ -157,18 +178,18 @@ void shmemi_am_fini(void)
     rcap = 0;
 }
 
-int shmem_register_handler(shmem_am_handler_t handler)
+int shmemx_register_handler(shmemx_am_handler_t handler)
 {
     int n[2], m[2];
-    shmemi_check_init("shmem_register_handler");
+    shmemi_check_init("shmemx_register_handler");
     n[0] = nhandlers;
     n[1] = -nhandlers;
     MPI_Allreduce(n, m, 2, MPI_INT, MPI_MAX, shmemi.comm);
     if (m[0] != -m[1])
-        shmemi_fatal("shmem_register_handler: PEs registered different numbers "
+        shmemi_fatal("shmemx_register_handler: PEs registered different numbers "
                      "of handlers; registration is collective");
     if (!handler || nhandlers == MAX_HANDLERS) {
-        shmemi_warn("shmem_register_handler: %s", handler ? "too many handlers"
+        shmemi_warn("shmemx_register_handler: %s", handler ? "too many handlers"
                                                           : "NULL handler");
         return -1;
     }
@@ -176,12 +197,12 @@ int shmem_register_handler(shmem_am_handler_t handler)
     return nhandlers++;
 }
 
-void shmem_send(int pe, int handler, const void *data, size_t len)
+void shmemx_send(int pe, int handler, const void *data, size_t len)
 {
-    shmemi_check_init("shmem_send");
+    shmemi_check_init("shmemx_send");
     if (pe < 0 || pe >= shmemi.npes || handler < 0 || handler >= nhandlers ||
         len > SHMEMX_AM_MAX_BYTES || (len && !data)) {
-        fprintf(stderr, "tnbc-shmem: error PE %d: shmem_send(pe %d, handler %d, "
+        fprintf(stderr, "tnbc-shmem: error PE %d: shmemx_send(pe %d, handler %d, "
                 "%zu bytes) refused: %s\n", shmemi.me, pe, handler, len,
                 pe < 0 || pe >= shmemi.npes ? "no such PE"
                 : handler < 0 || handler >= nhandlers ? "no such handler"

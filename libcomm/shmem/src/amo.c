@@ -1,11 +1,11 @@
 /*
  * amo.c - remote atomic operations.
  *
- * CPU atomics are used only when every PE's heap is mapped here (one node,
- * transport "auto"): mixing CPU atomics with MPI atomics on one location
- * would not be atomic. Otherwise every atomic, including one to this PE,
- * goes through MPI (MPI_Fetch_and_op, MPI_Compare_and_swap, MPI_Accumulate),
- * and so does any atomic on static data, which is reached only through MPI.
+ * CPU atomics are used on a region only when every PE's copy of it is mapped
+ * here (one node, transport "auto"; static data too once static.c shared
+ * it): mixing CPU atomics with MPI atomics on one location would not be
+ * atomic. Otherwise every atomic on that region, including one to this PE,
+ * goes through MPI (MPI_Fetch_and_op, MPI_Compare_and_swap, MPI_Accumulate).
  */
 #include "internal.h"
 
@@ -58,6 +58,7 @@ static uint64_t mpi_amo(enum shmemi_amo_op op, const struct shmemi_target *t,
 {
     MPI_Datatype dt = size == 4 ? MPI_UINT32_T : MPI_UINT64_T;
     uint64_t old = 0;
+    shmemi_lock();
     if (op == AMO_CSWAP) {
         MPI_Compare_and_swap(&v, &cond, &old, dt, pe, t->off, t->win);
     } else if (want_old || op == AMO_FETCH) {
@@ -68,10 +69,42 @@ static uint64_t mpi_amo(enum shmemi_amo_op op, const struct shmemi_target *t,
         if (!src)
             MPI_Win_flush_local(pe, t->win);
         shmemi_mark_pending(t->region, pe);
+        shmemi_unlock();
         return 0;
     }
     MPI_Win_flush(pe, t->win);
+    shmemi_unlock();
     return old;
+}
+
+/* An atomic fetch is a read of one aligned word, which is single-copy
+ * atomic for loads and for MPI_Get (one transfer): it needs no
+ * read-modify-write. (MPI calls a get concurrent with an accumulate a
+ * conflict; wait_until's local loads of words that peers change with MPI
+ * atomics rely on the same single-copy atomicity.) On the MPI path it therefore avoids MPI_Fetch_and_op,
+ * whose target-side accumulate lock in Open MPI's osc/ucx a PE spinning on
+ * atomic_fetch of its own variable re-takes so fast that a peer's
+ * MPI_Accumulate (atomic_set) to it never gets it. With a local read, that
+ * accumulate still needs this PE's MPI progress, given below: together they
+ * make the set/fetch-on-a-global test, which hung (issue #23), pass. */
+static uint64_t fetch_word(const struct shmemi_target *t, size_t size, int pe)
+{
+    uint64_t v = 0;
+    if (t->local) {
+        /* Peers change this word with MPI atomics, which in osc/ucx on one
+         * node may need this PE's MPI progress (their accumulate lock is a
+         * remote atomic): a PE spinning here must give it, or the peer's
+         * atomic_set never lands. */
+        shmemi_mpi_progress();
+        if (size == 4)
+            return __atomic_load_n((uint32_t *)t->local, __ATOMIC_SEQ_CST);
+        return __atomic_load_n((uint64_t *)t->local, __ATOMIC_SEQ_CST);
+    }
+    shmemi_lock();
+    MPI_Get(&v, (int)size, MPI_BYTE, pe, t->off, (int)size, MPI_BYTE, t->win);
+    MPI_Win_flush(pe, t->win);
+    shmemi_unlock();
+    return v;
 }
 
 uint64_t shmemi_amo(enum shmemi_amo_op op, void *dest, size_t size,
@@ -80,8 +113,10 @@ uint64_t shmemi_amo(enum shmemi_amo_op op, void *dest, size_t size,
     struct shmemi_target t;
     if (shmemi_xlate("atomic", dest, size, pe, &t))
         return 0;
-    if (t.local && ((shmemi.amo_local && t.region == SHMEMI_HEAP) || shmemi.npes == 1))
+    if (t.local && (shmemi.amo_local[t.region] || shmemi.npes == 1))
         return cpu_amo(op, t.local, size, value, cond);
+    if (op == AMO_FETCH)
+        return fetch_word(&t, size, pe);
     return mpi_amo(op, &t, size, value, cond, pe, want_old);
 }
 
@@ -149,3 +184,40 @@ SHMEMI_AMO_BIT_TYPES(DEFINE_AMO_BIT)
 SHMEMI_OLD_AMO_TYPES(DEFINE_OLD_AMO)
 float shmem_float_swap(float *d, float v, int pe) { return shmem_float_atomic_swap(d, v, pe); }
 double shmem_double_swap(double *d, double v, int pe) { return shmem_double_atomic_swap(d, v, pe); }
+float shmem_float_fetch(const float *s, int pe) { return shmem_float_atomic_fetch(s, pe); }
+double shmem_double_fetch(const double *s, int pe) { return shmem_double_atomic_fetch(s, pe); }
+void shmem_float_set(float *d, float v, int pe) { shmem_float_atomic_set(d, v, pe); }
+void shmem_double_set(double *d, double v, int pe) { shmem_double_atomic_set(d, v, pe); }
+
+/* Non-blocking fetching atomics: issued as the blocking ones, so the value
+ * is already in *fetch on return (quiet would be the latest point). */
+#define DEFINE_AMO_EXT_NBI(T, N)                                               \
+    void shmem_##N##_atomic_fetch_nbi(T *f, const T *s, int pe)                \
+    { *f = shmem_##N##_atomic_fetch(s, pe); }                                  \
+    void shmem_##N##_atomic_swap_nbi(T *f, T *d, T v, int pe)                  \
+    { *f = shmem_##N##_atomic_swap(d, v, pe); }
+#define DEFINE_AMO_NBI(T, N)                                                   \
+    void shmem_##N##_atomic_compare_swap_nbi(T *f, T *d, T c, T v, int pe)     \
+    { *f = shmem_##N##_atomic_compare_swap(d, c, v, pe); }                     \
+    void shmem_##N##_atomic_fetch_inc_nbi(T *f, T *d, int pe)                  \
+    { *f = shmem_##N##_atomic_fetch_inc(d, pe); }                              \
+    void shmem_##N##_atomic_fetch_add_nbi(T *f, T *d, T v, int pe)             \
+    { *f = shmem_##N##_atomic_fetch_add(d, v, pe); }
+#define DEFINE_AMO_BIT_NBI(T, N)                                               \
+    void shmem_##N##_atomic_fetch_and_nbi(T *f, T *d, T v, int pe)             \
+    { *f = shmem_##N##_atomic_fetch_and(d, v, pe); }                           \
+    void shmem_##N##_atomic_fetch_or_nbi(T *f, T *d, T v, int pe)              \
+    { *f = shmem_##N##_atomic_fetch_or(d, v, pe); }                            \
+    void shmem_##N##_atomic_fetch_xor_nbi(T *f, T *d, T v, int pe)             \
+    { *f = shmem_##N##_atomic_fetch_xor(d, v, pe); }
+SHMEMI_AMO_EXT_TYPES(DEFINE_AMO_EXT_NBI)
+SHMEMI_AMO_TYPES(DEFINE_AMO_NBI)
+SHMEMI_AMO_BIT_TYPES(DEFINE_AMO_BIT_NBI)
+
+/* Deprecated cache management: the memory model needs none of it. */
+void shmem_clear_cache_inv(void) {}
+void shmem_set_cache_inv(void) {}
+void shmem_clear_cache_line_inv(void *d) { (void)d; }
+void shmem_set_cache_line_inv(void *d) { (void)d; }
+void shmem_udcflush(void) {}
+void shmem_udcflush_line(void *d) { (void)d; }

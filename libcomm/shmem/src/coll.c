@@ -5,6 +5,7 @@
  * communicator, created once (MPI_Comm_create_group, collective over the set
  * only) and cached. pSync and pWrk are never touched.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -65,6 +66,65 @@ static MPI_Comm set_comm(const char *fn, int start, int logstride, int size)
     return cache[ncache++].comm;
 }
 
+int shmemi_coll_count(const char *fn, size_t nelems, size_t size)
+{
+    size_t b;
+    /* SIZE_MAX: a typed caller's nelems * sizeof(T) already overflowed */
+    if (nelems == SIZE_MAX || __builtin_mul_overflow(nelems, size, &b)) {
+        shmemi_refuse("%s refused: its size in bytes overflows", fn);
+        return -1;
+    }
+    if (b > INT_MAX) {
+        shmemi_refuse("%s of %zu bytes refused: more than %d bytes in one MPI call",
+                      fn, b, INT_MAX);
+        return -1;
+    }
+    return (int)b;
+}
+
+/* Packs each destination's strided block into one contiguous buffer, one
+ * MPI_Alltoall, and unpacks at the receiver's stride. */
+int shmemi_alltoalls(MPI_Comm comm, void *dest, const void *src, ptrdiff_t dst,
+                     ptrdiff_t sst, size_t nelems, size_t size)
+{
+    int np, rc;
+    MPI_Comm_size(comm, &np);
+    int c = shmemi_coll_count("alltoalls", nelems, size);
+    if (c < 0)
+        return -1;
+    size_t span;
+    if (dst <= 0 || sst <= 0) {
+        shmemi_refuse("alltoalls refused: strides must be positive (dst %td, sst %td)",
+                      dst, sst);
+        return -1;
+    }
+    /* both buffers hold np blocks of nelems strided elements */
+    if (nelems && (shmemi_span(dst, size, (size_t)np * nelems, &span) ||
+                   shmemi_span(sst, size, (size_t)np * nelems, &span))) {
+        shmemi_refuse("alltoalls of %zu elements at strides %td/%td refused: the "
+                      "span overflows", nelems, dst, sst);
+        return -1;
+    }
+    size_t total = (size_t)c * (size_t)np;
+    char *out = malloc(total ? total : 1), *in = malloc(total ? total : 1);
+    if (!out || !in)
+        shmemi_fatal("out of memory for alltoalls of %zu bytes", total);
+    const char *s = src;
+    char *d = dest;
+    for (size_t j = 0; j < (size_t)np; j++)
+        for (size_t k = 0; k < nelems; k++)
+            memcpy(out + (j * nelems + k) * size,
+                   s + (j * nelems + k) * (size_t)sst * size, size);
+    rc = MPI_Alltoall(out, c, MPI_BYTE, in, c, MPI_BYTE, comm);
+    for (size_t j = 0; j < (size_t)np; j++)
+        for (size_t k = 0; k < nelems; k++)
+            memcpy(d + (j * nelems + k) * (size_t)dst * size,
+                   in + (j * nelems + k) * size, size);
+    free(out);
+    free(in);
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
 void shmemi_coll_fini(void)
 {
     for (int i = 0; i < ncache; i++)
@@ -101,9 +161,11 @@ static void bcast(void *dest, const void *src, size_t bytes, int root, int start
                 "in the active set of %d PEs\n", shmemi.me, root, size);
         return;
     }
-    int me;
+    int me, n = shmemi_coll_count("shmem_broadcast", bytes, 1);
+    if (n < 0)
+        return;
     MPI_Comm_rank(c, &me);
-    MPI_Bcast(me == root ? (void *)src : dest, (int)bytes, MPI_BYTE, root, c);
+    MPI_Bcast(me == root ? (void *)src : dest, n, MPI_BYTE, root, c);
 }
 
 static void collect(void *dest, const void *src, size_t bytes, int start,
@@ -112,43 +174,48 @@ static void collect(void *dest, const void *src, size_t bytes, int start,
     MPI_Comm c = set_comm("shmem_collect", start, logstride, size);
     if (c == MPI_COMM_NULL)
         return;
-    int n = (int)bytes, *counts = malloc(sizeof(int) * size * 2), *displs = counts + size;
-    MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, c);
-    for (int i = 0, d = 0; i < size; d += counts[i++])
-        displs[i] = d;
-    MPI_Allgatherv(src, n, MPI_BYTE, dest, counts, displs, MPI_BYTE, c);
-    free(counts);
+    shmemi_collectv(c, "shmem_collect", dest, src, bytes);
 }
 
 static void fcollect(void *dest, const void *src, size_t bytes, int start,
                      int logstride, int size)
 {
     MPI_Comm c = set_comm("shmem_fcollect", start, logstride, size);
-    if (c != MPI_COMM_NULL)
-        MPI_Allgather(src, (int)bytes, MPI_BYTE, dest, (int)bytes, MPI_BYTE, c);
+    int n = shmemi_coll_count("shmem_fcollect", bytes, 1);
+    if (c != MPI_COMM_NULL && n >= 0)
+        MPI_Allgather(src, n, MPI_BYTE, dest, n, MPI_BYTE, c);
 }
 
 static void alltoall(void *dest, const void *src, size_t bytes, int start,
                      int logstride, int size)
 {
     MPI_Comm c = set_comm("shmem_alltoall", start, logstride, size);
-    if (c != MPI_COMM_NULL)
-        MPI_Alltoall(src, (int)bytes, MPI_BYTE, dest, (int)bytes, MPI_BYTE, c);
+    int n = shmemi_coll_count("shmem_alltoall", bytes, 1);
+    if (c != MPI_COMM_NULL && n >= 0)
+        MPI_Alltoall(src, n, MPI_BYTE, dest, n, MPI_BYTE, c);
 }
 
 #define DEFINE_COLL(B, S)                                                      \
     void shmem_broadcast##B(void *d, const void *s, size_t n, int root, int st, \
                             int ls, int sz, long *ps)                          \
-    { (void)ps; bcast(d, s, n * S, root, st, ls, sz); }                        \
+    { (void)ps; bcast(d, s, shmemi_nbytes(n, S), root, st, ls, sz); }                        \
     void shmem_collect##B(void *d, const void *s, size_t n, int st, int ls,    \
                           int sz, long *ps)                                    \
-    { (void)ps; collect(d, s, n * S, st, ls, sz); }                            \
+    { (void)ps; collect(d, s, shmemi_nbytes(n, S), st, ls, sz); }                            \
     void shmem_fcollect##B(void *d, const void *s, size_t n, int st, int ls,   \
                            int sz, long *ps)                                   \
-    { (void)ps; fcollect(d, s, n * S, st, ls, sz); }                           \
+    { (void)ps; fcollect(d, s, shmemi_nbytes(n, S), st, ls, sz); }                           \
     void shmem_alltoall##B(void *d, const void *s, size_t n, int st, int ls,   \
                            int sz, long *ps)                                   \
-    { (void)ps; alltoall(d, s, n * S, st, ls, sz); }
+    { (void)ps; alltoall(d, s, shmemi_nbytes(n, S), st, ls, sz); }             \
+    void shmem_alltoalls##B(void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst, \
+                            size_t n, int st, int ls, int sz, long *ps)       \
+    {                                                                          \
+        (void)ps;                                                              \
+        MPI_Comm c = set_comm("shmem_alltoalls", st, ls, sz);                  \
+        if (c != MPI_COMM_NULL)                                                \
+            shmemi_alltoalls(c, d, s, dst, sst, n, S);                         \
+    }
 DEFINE_COLL(32, 4)
 DEFINE_COLL(64, 8)
 
@@ -169,3 +236,33 @@ static void reduce(void *dest, const void *src, int n, MPI_Datatype dt, MPI_Op o
 #define DEFINE_ARITH_TO_ALL(T, N) SHMEMI_ARITH_OPS(DEFINE_TO_ALL, T, N)
 SHMEMI_REDUCE_BIT_TYPES(DEFINE_BIT_TO_ALL)
 SHMEMI_REDUCE_ARITH_TYPES(DEFINE_ARITH_TO_ALL)
+#define DEFINE_SUMPROD_TO_ALL(T, N) SHMEMI_SUMPROD_OPS(DEFINE_TO_ALL, T, N)
+SHMEMI_COMPLEX_TYPES(DEFINE_SUMPROD_TO_ALL)
+
+/* Allgatherv of bytes from every PE of comm (counts may differ per PE). */
+int shmemi_collectv(MPI_Comm c, const char *fn, void *dest, const void *src,
+                    size_t bytes)
+{
+    int np, n = shmemi_coll_count(fn, bytes, 1), ok = n >= 0, all;
+    MPI_Comm_size(c, &np);
+    /* every PE must take part or none: a refused count on one PE would
+     * leave the others inside MPI_Allgatherv */
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c);
+    if (!all)
+        return -1;
+    int *counts = malloc(sizeof(int) * 2 * (size_t)np), *displs;
+    if (!counts)
+        shmemi_fatal("out of memory");
+    displs = counts + np;
+    MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, c);
+    long d = 0;
+    for (int i = 0; i < np; d += counts[i++])
+        displs[i] = (int)d;
+    int rc = MPI_ERR_COUNT;
+    if (d <= INT_MAX)
+        rc = MPI_Allgatherv(src, n, MPI_BYTE, dest, counts, displs, MPI_BYTE, c);
+    else
+        shmemi_refuse("%s refused: %ld bytes in all, more than %d", fn, d, INT_MAX);
+    free(counts);
+    return rc == MPI_SUCCESS ? 0 : -1;
+}

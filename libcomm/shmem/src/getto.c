@@ -13,10 +13,10 @@
 
 struct getto_req { int32_t dest_pe, dest_region, src_region, pad; uint64_t dest_off, src_off, n; };
 
-void shmem_get_to(void *dest, const void *src, size_t nbytes, int dest_pe, int src_pe)
+void shmemx_get_to(void *dest, const void *src, size_t nbytes, int dest_pe, int src_pe)
 {
     struct shmemi_target td, ts;
-    shmemi_check_init("shmem_get_to");
+    shmemi_check_init("shmemx_get_to");
     if (nbytes == 0 || shmemi_xlate("get_to (dest)", dest, nbytes, dest_pe, &td) ||
         shmemi_xlate("get_to (src)", src, nbytes, src_pe, &ts))
         return;

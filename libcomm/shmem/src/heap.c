@@ -49,16 +49,27 @@ static void remove_at(size_t i)
     nblocks--;
 }
 
+/* Offset of the first address at or after offset off that is a multiple of
+ * align, as an address (not as an offset): shmem_align promises an aligned
+ * pointer. Callers agreed that base % align is the same on every PE. */
+static size_t align_off(size_t off, size_t align)
+{
+    uintptr_t a = (uintptr_t)shmemi.reg[SHMEMI_HEAP].base + off;
+    return off + (size_t)((align - a % align) % align);
+}
+
 void *shmemi_heap_alloc(size_t align, size_t size)
 {
+    size_t heap = shmemi.reg[SHMEMI_HEAP].size;
+    /* refused before any rounding: SIZE_MAX + 15 would wrap to 0 (#22) */
+    if (!align || (align & (align - 1)) || align > heap || size > heap)
+        return NULL;
     if (align < 16)
         align = 16;
-    if (align & (align - 1))
-        return NULL;
     size = (size + 15) & ~(size_t)15;
     for (size_t i = 0; i < nblocks; i++) {
         struct block b = blocks[i];
-        size_t start = (b.off + align - 1) & ~(align - 1);
+        size_t start = align_off(b.off, align);
         if (b.used || start - b.off > b.size || b.size - (start - b.off) < size)
             continue;
         if (start > b.off) {            /* leading gap stays free */
@@ -109,26 +120,47 @@ void shmemi_heap_release(void *p)
 
 /* Collective check that every PE asked for the same size: a mismatch would
  * silently give different offsets, so it is fatal. Doubles as the barrier. */
-static void agree(const char *fn, size_t size)
+static int agree(const char *fn, size_t size, size_t align)
 {
-    unsigned long v[2] = {size, ~(unsigned long)size}, m[2];
-    MPI_Allreduce(v, m, 2, MPI_UNSIGNED_LONG, MPI_MAX, shmemi.comm);
+    /* the heap base is aligned to SHMEMI_HEAP_ALIGN; above that an aligned
+     * address has the same offset on every PE only if the bases agree
+     * modulo the alignment */
+    unsigned long mis = align > 1 && !(align & (align - 1)) &&
+                        align <= shmemi.reg[SHMEMI_HEAP].size ?
+                        (uintptr_t)shmemi.reg[SHMEMI_HEAP].base % align : 0;
+    unsigned long v[4] = {size, ~(unsigned long)size, mis, ~mis}, m[4];
+    MPI_Allreduce(v, m, 4, MPI_UNSIGNED_LONG, MPI_MAX, shmemi.comm);
     if (m[0] != ~m[1])
         shmemi_fatal("%s: PEs asked for different sizes (this PE %zu); the heap "
                      "would not be symmetric", fn, size);
+    if (m[2] != ~m[3]) {
+        if (shmemi.me == 0)
+            shmemi_warn("%s: alignment %zu cannot be symmetric (the heaps are "
+                        "aligned differently on different PEs); returning NULL",
+                        fn, align);
+        return -1;
+    }
+    return 0;
 }
 
 static void *alloc_collective(const char *fn, size_t align, size_t size)
 {
     shmemi_check_init(fn);
     shmem_quiet();
-    agree(fn, size);
-    void *p = size ? shmemi_heap_alloc(align, size) : NULL;
+    int ok = agree(fn, size, align) == 0;
+    void *p = size && ok ? shmemi_heap_alloc(align, size) : NULL;
     shmem_barrier_all();
     return p;
 }
 
 void *shmem_malloc(size_t size) { return alloc_collective("shmem_malloc", 16, size); }
+
+/* Every block supports atomics and signals from any PE: hints change nothing. */
+void *shmem_malloc_with_hints(size_t size, long hints)
+{
+    (void)hints;
+    return alloc_collective("shmem_malloc_with_hints", 16, size);
+}
 
 void *shmem_align(size_t alignment, size_t size)
 {
@@ -161,6 +193,8 @@ void *shmem_realloc(void *ptr, size_t size)
         return shmem_malloc(size);
     size_t old = shmemi_heap_block_size(ptr);
     void *p = shmem_malloc(size);
+    if (!p && size)
+        return NULL;        /* the old block stays valid, as realloc's */
     if (p && old)
         memcpy(p, ptr, old < size ? old : size);
     shmem_free(ptr);

@@ -32,48 +32,57 @@ static int env_choice(const char *name, const char *a, const char *b)
     return 0;
 }
 
-/* The heap starts on a page boundary so shmem_align works up to the page
- * size; a mapping keeps the offset within the page, so peers agree. */
-#define PAGE 4096
-static char *page_up(char *p)
+/* The heap base is aligned to SHMEMI_HEAP_ALIGN on every PE, so shmem_align
+ * up to that alignment gives the same offset everywhere (larger ones work
+ * when the bases happen to agree modulo the alignment: heap.c checks). The
+ * padding is address space only: untouched pages cost no memory. */
+static char *align_up(char *p, size_t a)
 {
-    return (char *)(((uintptr_t)p + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
+    return (char *)(((uintptr_t)p + a - 1) & ~(uintptr_t)(a - 1));
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    if (!p)
+        shmemi_fatal("out of memory at start-up");
+    return p;
 }
 
 /* Transport "rma": the heap comes from MPI_Win_allocate, which lets the MPI
  * library use its fastest path (Open MPI's osc/ucx is ~100x slower on
- * MPI_Win_create memory on one node). */
+ * MPI_Win_create memory on one node). Each PE's aligned base lies at its own
+ * distance from its window's start: shift[pe] remembers it. */
 static void alloc_rma_heap(size_t size)
 {
     struct shmemi_region *h = &shmemi.reg[SHMEMI_HEAP];
     char *raw;
-    shmemi.peer_heap = calloc(shmemi.npes, sizeof(char *));
-    if (!shmemi.peer_heap)
-        shmemi_fatal("out of memory at start-up");
-    if (MPI_Win_allocate((MPI_Aint)(size + PAGE), 1, MPI_INFO_NULL, shmemi.comm,
-                         &raw, &h->win) != MPI_SUCCESS)
-        shmemi_fatal("cannot allocate a %zu-byte symmetric heap window", size);
+    h->peer = xcalloc(shmemi.npes, sizeof(char *));
+    h->shift = xcalloc(shmemi.npes, sizeof(MPI_Aint));
+    if (MPI_Win_allocate((MPI_Aint)(size + SHMEMI_HEAP_ALIGN), 1, MPI_INFO_NULL,
+                         shmemi.comm, &raw, &h->win) != MPI_SUCCESS)
+        shmemi_fatal("cannot allocate a %zu-byte symmetric heap window%s", size,
+                     shmemi.threads ? " (under SHMEM_THREAD_MULTIPLE: Open MPI's osc "
+                     "pt2pt refuses windows; ask for a lower thread level)" : "");
     MPI_Win_lock_all(MPI_MODE_NOCHECK, h->win);
-    /* page-align the base only if every PE can shift by the same amount */
-    long shift = page_up(raw) - raw, mm[2], v[2] = {shift, -shift};
-    MPI_Allreduce(v, mm, 2, MPI_LONG, MPI_MAX, shmemi.comm);
-    h->disp_shift = mm[0] == -mm[1] ? shift : 0;
-    h->base = raw + h->disp_shift;
+    h->base = align_up(raw, SHMEMI_HEAP_ALIGN);
     h->size = size;
-    shmemi.peer_heap[shmemi.me] = h->base;
+    MPI_Aint mine = h->base - raw;
+    MPI_Allgather(&mine, 1, MPI_AINT, h->shift, 1, MPI_AINT, shmemi.comm);
+    h->peer[shmemi.me] = h->base;
 }
 
-/* Maps the heap of every PE on this node; returns how many PEs are mapped. */
+/* Maps the heap of every PE on this node; returns how many PEs are mapped.
+ * Remembers each PE's rank on this node (-1: another node) for static.c. */
 static int map_node_heaps(size_t size, int use_shm)
 {
     MPI_Info info;
     char *base;
     int node_size, mapped = 0;
-    int *node_of = malloc(sizeof(int) * shmemi.npes);
-    int *rank_of = malloc(sizeof(int) * shmemi.npes);
-    shmemi.peer_heap = calloc(shmemi.npes, sizeof(char *));
-    if (!node_of || !rank_of || !shmemi.peer_heap)
-        shmemi_fatal("out of memory at start-up");
+    struct shmemi_region *h = &shmemi.reg[SHMEMI_HEAP];
+    int *node_of = xcalloc(shmemi.npes, sizeof(int));
+    shmemi.node_rank = xcalloc(shmemi.npes, sizeof(int));
+    h->peer = xcalloc(shmemi.npes, sizeof(char *));
 
     MPI_Comm_split_type(shmemi.comm, MPI_COMM_TYPE_SHARED, shmemi.me,
                         MPI_INFO_NULL, &shmemi.node_comm);
@@ -82,32 +91,39 @@ static int map_node_heaps(size_t size, int use_shm)
     MPI_Comm_rank(shmemi.node_comm, &node_rank);
     MPI_Bcast(&leader, 1, MPI_INT, 0, shmemi.node_comm);
     MPI_Allgather(&leader, 1, MPI_INT, node_of, 1, MPI_INT, shmemi.comm);
-    MPI_Allgather(&node_rank, 1, MPI_INT, rank_of, 1, MPI_INT, shmemi.comm);
+    MPI_Allgather(&node_rank, 1, MPI_INT, shmemi.node_rank, 1, MPI_INT, shmemi.comm);
 
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
-    if (MPI_Win_allocate_shared((MPI_Aint)(size + PAGE), 1, info, shmemi.node_comm, &base,
-                                &shmemi.shm_win) != MPI_SUCCESS)
+    if (MPI_Win_allocate_shared((MPI_Aint)(size + SHMEMI_HEAP_ALIGN), 1, info,
+                                shmemi.node_comm, &base, &shmemi.shm_win) != MPI_SUCCESS)
         shmemi_fatal("cannot allocate a %zu-byte symmetric heap in shared memory "
                      "(lower SHMEM_SYMMETRIC_SIZE; with --mca osc, include sm)", size);
     MPI_Info_free(&info);
-    base = page_up(base);
-    shmemi.reg[SHMEMI_HEAP].base = base;
-    shmemi.reg[SHMEMI_HEAP].size = size;
+    /* each PE maps a peer's segment at its own address, so the padding that
+     * aligns a base must come from the segment's owner */
+    MPI_Aint *pad = xcalloc(shmemi.npes, sizeof(MPI_Aint));
+    MPI_Aint mypad = align_up(base, SHMEMI_HEAP_ALIGN) - base;
+    MPI_Allgather(&mypad, 1, MPI_AINT, pad, 1, MPI_AINT, shmemi.comm);
+    base += mypad;
+    h->base = base;
+    h->size = size;
     for (int pe = 0; pe < shmemi.npes; pe++) {
+        if (node_of[pe] != leader)
+            shmemi.node_rank[pe] = -1;
         if (pe == shmemi.me) {
-            shmemi.peer_heap[pe] = base;
+            h->peer[pe] = base;
         } else if (use_shm && node_of[pe] == leader) {
             MPI_Aint sz;
             int du;
             char *p;
-            MPI_Win_shared_query(shmemi.shm_win, rank_of[pe], &sz, &du, &p);
-            shmemi.peer_heap[pe] = page_up(p);
+            MPI_Win_shared_query(shmemi.shm_win, shmemi.node_rank[pe], &sz, &du, &p);
+            h->peer[pe] = p + pad[pe];
         }
-        mapped += shmemi.peer_heap[pe] != NULL;
+        mapped += h->peer[pe] != NULL;
     }
+    free(pad);
     free(node_of);
-    free(rank_of);
     return mapped;
 }
 
@@ -125,12 +141,13 @@ static void expose(int r, const char *what)
         int len;
         MPI_Error_string(rc, msg, &len);
         shmemi_fatal("MPI_Win_create for the %s failed (%s); with the TCP BTL "
-                     "use --mca osc sm,pt2pt", what, msg);
+                     "use --mca osc sm,pt2pt%s", what, msg,
+                     shmemi.threads ? " and a thread level below SHMEM_THREAD_MULTIPLE" : "");
     }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, g->win);
 }
 
-static void setup_static(void)
+static void setup_static(int use_rma)
 {
     struct shmemi_region *d = &shmemi.reg[SHMEMI_DATA];
     unsigned long sz[2] = {0, 0}, mm[2];
@@ -149,7 +166,14 @@ static void setup_static(void)
         d->size = 0;
         return;
     }
-    if (shmemi.npes > 1)
+    d->peer = xcalloc(shmemi.npes, sizeof(char *));
+    d->peer[shmemi.me] = d->base;
+    int mapped = 1, all_mapped;
+    if (!use_rma && shmemi.npes > 1)
+        mapped = shmemi_static_share();
+    MPI_Allreduce(&mapped, &all_mapped, 1, MPI_INT, MPI_MIN, shmemi.comm);
+    shmemi.amo_local[SHMEMI_DATA] = all_mapped == shmemi.npes;
+    if (!shmemi.amo_local[SHMEMI_DATA])
         expose(SHMEMI_DATA, "static data");
 }
 
@@ -168,16 +192,26 @@ int shmem_init_thread(int requested, int *provided)
          * unless the user chose. */
         setenv("OMPI_MCA_osc", "sm,ucx,pt2pt", 0);
         int want = requested == SHMEM_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
-                                                       : MPI_THREAD_FUNNELED;
+                   : requested == SHMEM_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
+                                                          : MPI_THREAD_FUNNELED;
         if (MPI_Init_thread(NULL, NULL, want, &got) != MPI_SUCCESS)
             return -1;
         shmemi.own_mpi = 1;
     } else {
         MPI_Query_thread(&got);
     }
+    /* the level MPI gives, never more: SERIALIZED needs no lock here since
+     * calls never overlap; MULTIPLE turns on the RMA lock (util.c) */
+    int level = got >= MPI_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
+                : got == MPI_THREAD_SERIALIZED ? SHMEM_THREAD_SERIALIZED
+                : got == MPI_THREAD_FUNNELED ? SHMEM_THREAD_FUNNELED
+                                              : SHMEM_THREAD_SINGLE;
+    if (level > requested)
+        level = requested < SHMEM_THREAD_SINGLE ? SHMEM_THREAD_SINGLE : requested;
     if (provided)
-        *provided = got >= MPI_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
-                                               : SHMEM_THREAD_FUNNELED;
+        *provided = level;
+    shmemi.thread_level = level;
+    shmemi.threads = level == SHMEM_THREAD_MULTIPLE;
     MPI_Comm_dup(MPI_COMM_WORLD, &shmemi.comm);
     MPI_Comm_dup(MPI_COMM_WORLD, &shmemi.am_comm);
     MPI_Comm_set_errhandler(shmemi.comm, MPI_ERRORS_RETURN);
@@ -188,7 +222,7 @@ int shmem_init_thread(int requested, int *provided)
     shmemi.on_error_skip = env_choice("TNBC_SHMEM_ON_ERROR", "abort", "skip");
     int use_rma = env_choice("TNBC_SHMEM_TRANSPORT", "auto", "rma");
     size_t heap = shmemi_env_size("SHMEM_SYMMETRIC_SIZE", DEFAULT_HEAP);
-    heap = (heap + 4095) & ~(size_t)4095;
+    heap = (heap + 4095) & ~(size_t)4095;   /* < SIZE_MAX >> 1: env_size checks */
 
     int mapped = 1, all_mapped;
     if (use_rma)
@@ -196,19 +230,20 @@ int shmem_init_thread(int requested, int *provided)
     else
         mapped = map_node_heaps(heap, 1);
     MPI_Allreduce(&mapped, &all_mapped, 1, MPI_INT, MPI_MIN, shmemi.comm);
-    shmemi.amo_local = all_mapped == shmemi.npes;
+    shmemi.amo_local[SHMEMI_HEAP] = all_mapped == shmemi.npes;
     for (int r = 0; r < SHMEMI_NREGIONS; r++) {
         shmemi.reg[r].dirty = calloc(shmemi.npes, 1);
         shmemi.reg[r].dirty_list = calloc(shmemi.npes, sizeof(int));
         if (!shmemi.reg[r].dirty || !shmemi.reg[r].dirty_list)
             shmemi_fatal("out of memory at start-up");
     }
-    if (!shmemi.amo_local && shmemi.reg[SHMEMI_HEAP].win == MPI_WIN_NULL)
+    if (!shmemi.amo_local[SHMEMI_HEAP] && shmemi.reg[SHMEMI_HEAP].win == MPI_WIN_NULL)
         expose(SHMEMI_HEAP, "symmetric heap");
-    setup_static();
+    setup_static(use_rma);
     shmemi.rma_progress = shmemi.npes > 1;
     shmemi_heap_init(0);
     shmemi_am_init();
+    shmemi_team_init();
     /* Programs in the start_pes style never call shmem_finalize. */
     static int registered;
     if (!registered++)
@@ -231,10 +266,7 @@ void start_pes(int npes)
 
 void shmem_query_thread(int *provided)
 {
-    int got;
-    MPI_Query_thread(&got);
-    *provided = got >= MPI_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
-                                           : SHMEM_THREAD_FUNNELED;
+    *provided = shmemi.thread_level;
 }
 
 void shmem_finalize(void)
@@ -244,6 +276,7 @@ void shmem_finalize(void)
     shmem_barrier_all();
     shmemi_am_fini();
     shmemi_coll_fini();
+    shmemi_team_fini();
     for (int r = 0; r < SHMEMI_NREGIONS; r++) {
         if (shmemi.reg[r].win != MPI_WIN_NULL) {
             MPI_Win_unlock_all(shmemi.reg[r].win);
@@ -256,13 +289,19 @@ void shmem_finalize(void)
         MPI_Comm_free(&shmemi.node_comm);
     MPI_Comm_free(&shmemi.am_comm);
     MPI_Comm_free(&shmemi.comm);
-    free(shmemi.peer_heap);
-    shmemi.peer_heap = NULL;
+    shmemi_static_unshare();
+    free(shmemi.node_rank);
+    shmemi.node_rank = NULL;
     for (int r = 0; r < SHMEMI_NREGIONS; r++) {
-        free(shmemi.reg[r].dirty);
-        free(shmemi.reg[r].dirty_list);
-        shmemi.reg[r].dirty = NULL;
-        shmemi.reg[r].dirty_list = NULL;
+        struct shmemi_region *g = &shmemi.reg[r];
+        free(g->dirty);
+        free(g->dirty_list);
+        free(g->peer);
+        free(g->shift);
+        g->dirty = NULL;
+        g->dirty_list = NULL;
+        g->peer = NULL;
+        g->shift = NULL;
     }
     shmemi.initialized = 0;
     if (shmemi.own_mpi)
@@ -300,13 +339,16 @@ int shmem_addr_accessible(const void *addr, int pe)
 
 void *shmem_ptr(const void *dest, int pe)
 {
-    uintptr_t off = (uintptr_t)dest - (uintptr_t)shmemi.reg[SHMEMI_HEAP].base;
     if (!shmem_pe_accessible(pe))
         return NULL;
     if (pe == shmemi.me)
         return (void *)dest;
-    if (off < shmemi.reg[SHMEMI_HEAP].size && shmemi.peer_heap[pe])
-        return shmemi.peer_heap[pe] + off;
+    for (int r = 0; r < SHMEMI_NREGIONS; r++) {
+        const struct shmemi_region *g = &shmemi.reg[r];
+        uintptr_t off = (uintptr_t)dest - (uintptr_t)g->base;
+        if (off < g->size)
+            return g->peer && g->peer[pe] ? g->peer[pe] + off : NULL;
+    }
     return NULL;
 }
 

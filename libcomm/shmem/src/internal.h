@@ -10,12 +10,14 @@
 #ifndef SHMEMI_INTERNAL_H
 #define SHMEMI_INTERNAL_H
 
+#include <limits.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "shmem.h"
+#include "shmemx.h"
 
 enum shmemi_region_id { SHMEMI_HEAP = 0, SHMEMI_DATA = 1, SHMEMI_NREGIONS };
 
@@ -23,7 +25,8 @@ struct shmemi_region {
     char *base;          /* this PE's copy */
     size_t size;
     MPI_Win win;         /* MPI_WIN_NULL when no PE needs RMA on it */
-    MPI_Aint disp_shift; /* base - window start, the same on every PE */
+    MPI_Aint *shift;     /* [pe]: pe's base - pe's window start (NULL: all 0) */
+    char **peer;         /* [pe]: pe's copy mapped here, NULL when not */
     char *dirty;         /* [pe]: MPI operations outstanding to pe */
     int *dirty_list;     /* the PEs marked in dirty, ndirty of them */
     int ndirty;
@@ -37,8 +40,10 @@ struct shmemi_state {
     MPI_Comm node_comm;
     MPI_Win shm_win;     /* the node's shared heap window */
     int own_mpi;         /* we called MPI_Init, so we finalize */
-    char **peer_heap;    /* [pe] heap of pe mapped here, NULL when not */
-    int amo_local;       /* every PE is load/store reachable: CPU atomics */
+    int amo_local[SHMEMI_NREGIONS]; /* every PE's copy mapped: CPU atomics */
+    int threads;         /* SHMEM_THREAD_MULTIPLE: the RMA path takes rma_lock */
+    int thread_level;    /* what shmem_init_thread provided */
+    int *node_rank;      /* [pe]: rank in node_comm, -1 on another node */
     int on_error_skip;   /* TNBC_SHMEM_ON_ERROR=skip: refuse and go on */
     int rma_progress;    /* MPI RMA in use: poke MPI progress when waiting */
     struct shmemi_region reg[SHMEMI_NREGIONS];
@@ -68,13 +73,13 @@ static inline int shmemi_xlate(const char *op, const void *addr, size_t n,
         const struct shmemi_region *g = &shmemi.reg[r];
         uintptr_t off = a - (uintptr_t)g->base;
         if (off < g->size && n <= g->size - off) {
-            t->off = (MPI_Aint)off + g->disp_shift;
+            t->off = (MPI_Aint)off + (g->shift ? g->shift[pe] : 0);
             t->win = g->win;
             t->region = r;
             if (pe == shmemi.me)
                 t->local = (char *)addr;
-            else if (r == SHMEMI_HEAP && shmemi.peer_heap[pe])
-                t->local = shmemi.peer_heap[pe] + off;
+            else if (g->peer && g->peer[pe])
+                t->local = g->peer[pe] + off;
             else
                 t->local = NULL;
             return 0;
@@ -84,6 +89,39 @@ bad:
     *t = (struct shmemi_target){NULL, MPI_WIN_NULL, 0, 0};
     return shmemi_bad_access(op, addr, n, pe);
 }
+
+/* n elements of size bytes, or SIZE_MAX when the product overflows: no
+ * region holds SIZE_MAX bytes, so shmemi_xlate then refuses the access like
+ * any other one that leaves the symmetric regions. */
+static inline size_t shmemi_nbytes(size_t n, size_t size)
+{
+    size_t b;
+    return __builtin_mul_overflow(n, size, &b) ? SIZE_MAX : b;
+}
+
+/* Bytes spanned by nelems (> 0) elements of elsize at stride st (> 0, in
+ * elements): ((nelems - 1) * st + 1) * elsize. Returns -1 when a step
+ * overflows or the span exceeds PTRDIFF_MAX, else 0 with *bytes set. */
+static inline int shmemi_span(ptrdiff_t st, size_t elsize, size_t nelems, size_t *bytes)
+{
+    size_t b;
+    if (__builtin_mul_overflow(nelems - 1, (size_t)st, &b) ||
+        __builtin_add_overflow(b, 1, &b) || __builtin_mul_overflow(b, elsize, &b) ||
+        b > (size_t)PTRDIFF_MAX)
+        return -1;
+    *bytes = b;
+    return 0;
+}
+
+/* Refuses an operation after a one-line message: ends the job, or with
+ * TNBC_SHMEM_ON_ERROR=skip returns -1 so that the caller drops it. */
+int shmemi_refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Under SHMEM_THREAD_MULTIPLE every MPI RMA call and the state it shares
+ * (bounce buffer, pending-target lists, message queues) is used under one
+ * recursive lock; the load/store path takes no lock. */
+void shmemi_lock(void);
+void shmemi_unlock(void);
 
 void shmemi_check_init(const char *fn);
 void shmemi_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -120,6 +158,7 @@ uint64_t shmemi_amo(enum shmemi_amo_op op, void *dest, size_t size,
 
 /* sync.c */
 void shmemi_progress(void);
+void shmemi_mpi_progress(void);
 void shmemi_quiet(void);
 void shmemi_barrier_world(void);
 
@@ -143,7 +182,10 @@ void shmemi_seg_deliver(int src, const char *buf, size_t len);
 void shmemi_getto_deliver(int src, const char *buf, size_t len);
 
 /* static.c */
+#define SHMEMI_HEAP_ALIGN ((size_t)2 << 20)
 int shmemi_static_range(char **base, size_t *size);
+int shmemi_static_share(void);     /* returns how many PEs' copies are mapped */
+void shmemi_static_unshare(void);
 
 /* MPI datatypes of the reduction types, by their OpenSHMEM names */
 #define MPI_T_short MPI_SHORT
@@ -153,6 +195,30 @@ int shmemi_static_range(char **base, size_t *size);
 #define MPI_T_float MPI_FLOAT
 #define MPI_T_double MPI_DOUBLE
 #define MPI_T_longdouble MPI_LONG_DOUBLE
+#if CHAR_MIN < 0
+#define MPI_T_char MPI_SIGNED_CHAR
+#else
+#define MPI_T_char MPI_UNSIGNED_CHAR
+#endif
+#define MPI_T_schar MPI_SIGNED_CHAR
+#define MPI_T_uchar MPI_UNSIGNED_CHAR
+#define MPI_T_ushort MPI_UNSIGNED_SHORT
+#define MPI_T_uint MPI_UNSIGNED
+#define MPI_T_ulong MPI_UNSIGNED_LONG
+#define MPI_T_ulonglong MPI_UNSIGNED_LONG_LONG
+#define MPI_T_int8 MPI_INT8_T
+#define MPI_T_int16 MPI_INT16_T
+#define MPI_T_int32 MPI_INT32_T
+#define MPI_T_int64 MPI_INT64_T
+#define MPI_T_uint8 MPI_UINT8_T
+#define MPI_T_uint16 MPI_UINT16_T
+#define MPI_T_uint32 MPI_UINT32_T
+#define MPI_T_uint64 MPI_UINT64_T
+_Static_assert(sizeof(size_t) == 8 && sizeof(ptrdiff_t) == 8, "size_t is 64 bits");
+#define MPI_T_size MPI_UINT64_T
+#define MPI_T_ptrdiff MPI_INT64_T
+#define MPI_T_complexf MPI_C_FLOAT_COMPLEX
+#define MPI_T_complexd MPI_C_DOUBLE_COMPLEX
 #define MPI_OP_and MPI_BAND
 #define MPI_OP_or MPI_BOR
 #define MPI_OP_xor MPI_BXOR
@@ -163,6 +229,23 @@ int shmemi_static_range(char **base, size_t *size);
 
 /* coll.c */
 void shmemi_coll_fini(void);
+/* Byte count of a collective as an MPI int count, or -1 after a message
+ * when it does not fit (MPI counts are int; a wrapped count would move the
+ * wrong amount of data). */
+int shmemi_coll_count(const char *fn, size_t nelems, size_t size);
+/* Strided all-to-all on comm: block j of src (nelems elements of size at
+ * stride sst) goes to PE j, whose dest receives it as block me (stride dst). */
+int shmemi_alltoalls(MPI_Comm comm, void *dest, const void *src, ptrdiff_t dst,
+                     ptrdiff_t sst, size_t nelems, size_t size);
+
+int shmemi_collectv(MPI_Comm c, const char *fn, void *dest, const void *src,
+                    size_t bytes);
+
+/* team.c: world PE number of a team's PE pe, or -1 */
+int shmemi_team_world_pe(shmem_team_t team, int pe);
+/* team.c */
+void shmemi_team_init(void);
+void shmemi_team_fini(void);
 
 /* Put and get: inline so that a store to a mapped PE costs a range check
  * and a memcpy, the message-rate path. */

@@ -8,6 +8,7 @@
  * operations outstanding.
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -45,6 +46,7 @@ void shmemi_bounce_reset(void)
 void shmemi_put_rma(const struct shmemi_target *t, const void *src, size_t n,
                     int pe, int nbi)
 {
+    shmemi_lock();
     const void *copy = nbi ? NULL : shmemi_bounce(src, n);
     if (copy) {
         src = copy;
@@ -58,11 +60,13 @@ void shmemi_put_rma(const struct shmemi_target *t, const void *src, size_t n,
     shmemi_mark_pending(t->region, pe);
     if (!nbi)
         MPI_Win_flush_local(pe, t->win);
+    shmemi_unlock();
 }
 
 void shmemi_get_rma(const struct shmemi_target *t, void *dest, size_t n,
                     int pe, int nbi)
 {
+    shmemi_lock();
     for (size_t done = 0; done < n; done += CHUNK) {
         int c = (int)(n - done < CHUNK ? n - done : CHUNK);
         MPI_Get((char *)dest + done, c, MPI_BYTE, pe, t->off + (MPI_Aint)done, c,
@@ -72,15 +76,7 @@ void shmemi_get_rma(const struct shmemi_target *t, void *dest, size_t n,
         shmemi_mark_pending(t->region, pe);
     else
         MPI_Win_flush(pe, t->win);
-}
-
-/* Bytes spanned by nelems elements of elsize at stride st (in elements). */
-static int span(ptrdiff_t st, size_t elsize, size_t nelems, size_t *bytes)
-{
-    if (st <= 0 || nelems > (size_t)INT_MAX)
-        return -1;
-    *bytes = ((nelems - 1) * (size_t)st + 1) * elsize;
-    return 0;
+    shmemi_unlock();
 }
 
 static MPI_Datatype strided(ptrdiff_t st, size_t elsize, size_t nelems)
@@ -99,8 +95,13 @@ static void copy_strided(char *d, const char *s, ptrdiff_t dst, ptrdiff_t sst,
         memcpy(d + i * dst * elsize, s + i * sst * elsize, elsize);
 }
 
+/* At most this many elements per MPI datatype (its count is an int). */
+#define STRIDED_CHUNK ((size_t)1 << 28)
+
 /* Strided transfer; is_put tells which side is remote. The remote side is
- * one MPI derived datatype, so a strided put or get is one MPI operation. */
+ * one MPI derived datatype per STRIDED_CHUNK elements. Both sides' spans are
+ * computed with overflow checks before anything moves: a stride near 2^60
+ * must be refused, not wrap around into the heap (issue #22). */
 static void strided_rma(int is_put, void *dest, const void *src, ptrdiff_t dst,
                         ptrdiff_t sst, size_t elsize, size_t nelems, int pe)
 {
@@ -111,8 +112,15 @@ static void strided_rma(int is_put, void *dest, const void *src, ptrdiff_t dst,
     size_t bytes, lbytes;
     if (nelems == 0)
         return;
-    if (span(rst, elsize, nelems, &bytes) || span(lst, elsize, nelems, &lbytes)) {
-        shmemi_warn("%s: strides must be positive (dst %td, sst %td); refused", op, dst, sst);
+    if (dst <= 0 || sst <= 0) {
+        shmemi_refuse("%s to PE %d refused: strides must be positive (dst %td, sst %td)",
+                      op, pe, dst, sst);
+        return;
+    }
+    if (shmemi_span(rst, elsize, nelems, &bytes) ||
+        shmemi_span(lst, elsize, nelems, &lbytes)) {
+        shmemi_refuse("%s of %zu elements of %zu bytes at strides %td/%td to PE %d "
+                      "refused: the span overflows", op, nelems, elsize, dst, sst, pe);
         return;
     }
     if (shmemi_xlate(op, remote, bytes, pe, &t))
@@ -122,17 +130,27 @@ static void strided_rma(int is_put, void *dest, const void *src, ptrdiff_t dst,
                      elsize, nelems);
         return;
     }
-    MPI_Datatype lt = strided(lst, elsize, nelems), rt = strided(rst, elsize, nelems);
+    shmemi_lock();
+    for (size_t done = 0; done < nelems; done += STRIDED_CHUNK) {
+        size_t c = nelems - done < STRIDED_CHUNK ? nelems - done : STRIDED_CHUNK;
+        MPI_Datatype lt = strided(lst, elsize, c), rt = strided(rst, elsize, c);
+        size_t lskip = done * (size_t)lst * elsize, rskip = done * (size_t)rst * elsize;
+        if (is_put)
+            MPI_Put((const char *)src + lskip, 1, lt, pe, t.off + (MPI_Aint)rskip, 1,
+                    rt, t.win);
+        else
+            MPI_Get((char *)dest + lskip, 1, lt, pe, t.off + (MPI_Aint)rskip, 1, rt,
+                    t.win);
+        MPI_Type_free(&lt);
+        MPI_Type_free(&rt);
+    }
     if (is_put) {
-        MPI_Put(src, 1, lt, pe, t.off, 1, rt, t.win);
         shmemi_mark_pending(t.region, pe);
         MPI_Win_flush_local(pe, t.win);
     } else {
-        MPI_Get(dest, 1, lt, pe, t.off, 1, rt, t.win);
         MPI_Win_flush(pe, t.win);
     }
-    MPI_Type_free(&lt);
-    MPI_Type_free(&rt);
+    shmemi_unlock();
 }
 
 void shmemi_iput(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,

@@ -8,13 +8,13 @@
 
 #define DEFINE_RMA(T, N)                                                       \
     void shmem_##N##_put(T *d, const T *s, size_t n, int pe)                   \
-    { shmemi_put(d, s, n * sizeof(T), pe, 0); }                                \
+    { shmemi_put(d, s, shmemi_nbytes(n, sizeof(T)), pe, 0); }                                \
     void shmem_##N##_get(T *d, const T *s, size_t n, int pe)                   \
-    { shmemi_get(d, s, n * sizeof(T), pe, 0); }                                \
+    { shmemi_get(d, s, shmemi_nbytes(n, sizeof(T)), pe, 0); }                                \
     void shmem_##N##_put_nbi(T *d, const T *s, size_t n, int pe)               \
-    { shmemi_put(d, s, n * sizeof(T), pe, 1); }                                \
+    { shmemi_put(d, s, shmemi_nbytes(n, sizeof(T)), pe, 1); }                                \
     void shmem_##N##_get_nbi(T *d, const T *s, size_t n, int pe)               \
-    { shmemi_get(d, s, n * sizeof(T), pe, 1); }                                \
+    { shmemi_get(d, s, shmemi_nbytes(n, sizeof(T)), pe, 1); }                                \
     void shmem_##N##_p(T *d, T v, int pe)                                      \
     {                                                                          \
         struct shmemi_target t;                                                \
@@ -45,25 +45,31 @@
     { shmemi_iget(d, s, dst, sst, sizeof(T), n, pe); }                         \
     void shmem_##N##_put_signal(T *d, const T *s, size_t n, uint64_t *sig,     \
                                 uint64_t sv, int op, int pe)                   \
-    { shmem_putmem_signal(d, s, n * sizeof(T), sig, sv, op, pe); }             \
+    { shmem_putmem_signal(d, s, shmemi_nbytes(n, sizeof(T)), sig, sv, op, pe); }             \
     void shmem_##N##_put_signal_nbi(T *d, const T *s, size_t n, uint64_t *sig, \
                                     uint64_t sv, int op, int pe)               \
-    { shmem_putmem_signal_nbi(d, s, n * sizeof(T), sig, sv, op, pe); }
+    { shmem_putmem_signal_nbi(d, s, shmemi_nbytes(n, sizeof(T)), sig, sv, op, pe); }
 SHMEMI_RMA_TYPES(DEFINE_RMA)
 
 #define DEFINE_SIZED(B, S)                                                     \
     void shmem_put##B(void *d, const void *s, size_t n, int pe)                \
-    { shmemi_put(d, s, n * S, pe, 0); }                                        \
+    { shmemi_put(d, s, shmemi_nbytes(n, S), pe, 0); }                                        \
     void shmem_get##B(void *d, const void *s, size_t n, int pe)                \
-    { shmemi_get(d, s, n * S, pe, 0); }                                        \
+    { shmemi_get(d, s, shmemi_nbytes(n, S), pe, 0); }                                        \
     void shmem_put##B##_nbi(void *d, const void *s, size_t n, int pe)          \
-    { shmemi_put(d, s, n * S, pe, 1); }                                        \
+    { shmemi_put(d, s, shmemi_nbytes(n, S), pe, 1); }                                        \
     void shmem_get##B##_nbi(void *d, const void *s, size_t n, int pe)          \
-    { shmemi_get(d, s, n * S, pe, 1); }                                        \
+    { shmemi_get(d, s, shmemi_nbytes(n, S), pe, 1); }                                        \
     void shmem_iput##B(void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst,   \
                        size_t n, int pe)                                       \
     { shmemi_iput(d, s, dst, sst, S, n, pe); }                                 \
     void shmem_iget##B(void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst,   \
                        size_t n, int pe)                                       \
-    { shmemi_iget(d, s, dst, sst, S, n, pe); }
+    { shmemi_iget(d, s, dst, sst, S, n, pe); }                                 \
+    void shmem_put##B##_signal(void *d, const void *s, size_t n, uint64_t *sig, \
+                               uint64_t sv, int op, int pe)                    \
+    { shmem_putmem_signal(d, s, shmemi_nbytes(n, S), sig, sv, op, pe); }        \
+    void shmem_put##B##_signal_nbi(void *d, const void *s, size_t n,           \
+                                   uint64_t *sig, uint64_t sv, int op, int pe) \
+    { shmem_putmem_signal_nbi(d, s, shmemi_nbytes(n, S), sig, sv, op, pe); }
 SHMEMI_SIZES(DEFINE_SIZED)

@@ -1,11 +1,11 @@
 /*
  * seg.c - segments: a symmetric-heap area plus a counter of incoming puts.
  *
- * To a mapped PE, shmem_put_seg copies the data and then increments the
+ * To a mapped PE, shmemx_put_seg copies the data and then increments the
  * target's counter with a release atomic, so the data is visible before the
  * count. To any other PE the data travels as one message that the target
  * copies and counts when it polls. Either way no acknowledgement comes back:
- * the sender never waits, and the target's shmem_sync_seg waits for its count.
+ * the sender never waits, and the target's shmemx_sync_seg waits for its count.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,28 +29,28 @@ static int bad_seg(const char *fn, int seg)
     return 1;
 }
 
-int shmem_register_seg(void *addr, size_t len, long expected)
+int shmemx_register_seg(void *addr, size_t len, long expected)
 {
     const struct shmemi_region *h = &shmemi.reg[SHMEMI_HEAP];
     uintptr_t off = (uintptr_t)addr - (uintptr_t)h->base;
     int agree[2] = {nsegs, -nsegs}, m[2];
-    shmemi_check_init("shmem_register_seg");
+    shmemi_check_init("shmemx_register_seg");
     MPI_Allreduce(agree, m, 2, MPI_INT, MPI_MAX, shmemi.comm);
     if (m[0] != -m[1])
-        shmemi_fatal("shmem_register_seg: PEs registered different numbers of "
+        shmemi_fatal("shmemx_register_seg: PEs registered different numbers of "
                      "segments; registration is collective");
     int ok = nsegs < MAX_SEGS && expected >= 0 && len > 0 &&
              off < h->size && len <= h->size - off, all;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, shmemi.comm);
     if (!all) {
         if (!ok)
-            shmemi_warn("shmem_register_seg(%p, %zu, %ld): needs a symmetric-heap "
+            shmemi_warn("shmemx_register_seg(%p, %zu, %ld): needs a symmetric-heap "
                         "area and a count >= 0", addr, len, expected);
         return -1;
     }
     long *counter = shmemi_heap_alloc(8, sizeof(long));   /* same on every PE */
     if (!counter)
-        shmemi_fatal("shmem_register_seg: symmetric heap full");
+        shmemi_fatal("shmemx_register_seg: symmetric heap full");
     __atomic_store_n(counter, 0, __ATOMIC_SEQ_CST);
     segs[nsegs] = (struct seg){addr, len, expected, counter};
     shmem_barrier_all();
@@ -62,15 +62,15 @@ static void count_in(long *counter)
     __atomic_fetch_add(counter, 1, __ATOMIC_RELEASE);
 }
 
-void shmem_put_seg(int seg, void *dest, const void *src, size_t nbytes, int pe)
+void shmemx_put_seg(int seg, void *dest, const void *src, size_t nbytes, int pe)
 {
     struct shmemi_target t;
-    if (bad_seg("shmem_put_seg", seg))
+    if (bad_seg("shmemx_put_seg", seg))
         return;
     const struct seg *s = &segs[seg];
     size_t off = (size_t)((char *)dest - s->addr);
     if ((uintptr_t)dest < (uintptr_t)s->addr || off > s->len || nbytes > s->len - off) {
-        fprintf(stderr, "tnbc-shmem: error PE %d: shmem_put_seg of %zu bytes at %p "
+        fprintf(stderr, "tnbc-shmem: error PE %d: shmemx_put_seg of %zu bytes at %p "
                 "on PE %d refused: outside segment %d (%p, %zu bytes)\n", shmemi.me,
                 nbytes, dest, pe, seg, (void *)s->addr, s->len);
         return;
@@ -81,7 +81,7 @@ void shmem_put_seg(int seg, void *dest, const void *src, size_t nbytes, int pe)
         memcpy(t.local, src, nbytes);
         char *c = (char *)s->counter;
         if (pe != shmemi.me)
-            c = shmemi.peer_heap[pe] + (c - shmemi.reg[SHMEMI_HEAP].base);
+            c = shmemi.reg[SHMEMI_HEAP].peer[pe] + (c - shmemi.reg[SHMEMI_HEAP].base);
         count_in((long *)c);
         return;
     }
@@ -111,9 +111,9 @@ void shmemi_seg_deliver(int src, const char *buf, size_t len)
     count_in(s->counter);
 }
 
-void shmem_sync_seg(int seg)
+void shmemx_sync_seg(int seg)
 {
-    if (bad_seg("shmem_sync_seg", seg))
+    if (bad_seg("shmemx_sync_seg", seg))
         return;
     const struct seg *s = &segs[seg];
     while (__atomic_load_n(s->counter, __ATOMIC_ACQUIRE) < s->expected)

@@ -2,6 +2,7 @@
  * util.c - messages, environment parsing, refusal of bad accesses.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,9 @@ int shmemi_bad_access(const char *op, const void *addr, size_t n, int pe)
     if ((unsigned)pe >= (unsigned)shmemi.npes)
         fprintf(stderr, "tnbc-shmem: error PE %d: %s to PE %d refused: no such PE "
                 "(%d PEs)\n", shmemi.me, op, pe, shmemi.npes);
+    else if (n == SIZE_MAX)
+        fprintf(stderr, "tnbc-shmem: error PE %d: %s at %p on PE %d refused: its "
+                "size in bytes overflows\n", shmemi.me, op, addr, pe);
     else
         fprintf(stderr, "tnbc-shmem: error PE %d: %s of %zu bytes at %p on PE %d "
                 "refused: not symmetric (heap %p-%p, static data %p-%p)\n",
@@ -85,4 +89,29 @@ int shmemi_bad_access(const char *op, const void *addr, size_t n, int pe)
     if (!shmemi.on_error_skip)
         MPI_Abort(shmemi.comm, 1);
     return -1;
+}
+
+int shmemi_refuse(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("error", fmt, ap);
+    va_end(ap);
+    if (!shmemi.on_error_skip)
+        MPI_Abort(shmemi.comm, 1);
+    return -1;
+}
+
+static pthread_mutex_t rma_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void shmemi_lock(void)
+{
+    if (shmemi.threads)
+        pthread_mutex_lock(&rma_lock);
+}
+
+void shmemi_unlock(void)
+{
+    if (shmemi.threads)
+        pthread_mutex_unlock(&rma_lock);
 }

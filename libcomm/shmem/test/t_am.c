@@ -3,6 +3,7 @@
  * PE waits, refusal of bad arguments. */
 #include <string.h>
 #include "t_common.h"
+#include <shmemx.h>
 
 #define MSGS 300
 
@@ -35,7 +36,7 @@ static void chain_handler(int src, const void *data, size_t len)
     memcpy(&hops, data, sizeof hops);
     chain_hits++;
     if (--hops > 0)
-        shmem_send((shmem_my_pe() + 1) % shmem_n_pes(), chain_id, &hops, len);
+        shmemx_send((shmem_my_pe() + 1) % shmem_n_pes(), chain_id, &hops, len);
 }
 
 static void flag_handler(int src, const void *data, size_t len)
@@ -48,16 +49,16 @@ int main(void)
 {
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
-    int add = shmem_register_handler(add_handler);
-    chain_id = shmem_register_handler(chain_handler);
-    int fl = shmem_register_handler(flag_handler);
+    int add = shmemx_register_handler(add_handler);
+    chain_id = shmemx_register_handler(chain_handler);
+    int fl = shmemx_register_handler(flag_handler);
     CHECK(add == 0 && chain_id == 1 && fl == 2, "handler ids %d %d %d", add, chain_id, fl);
 
     /* every PE sends MSGS increments to every PE, itself included */
     for (int i = 0; i < MSGS; i++)
         for (int pe = 0; pe < n; pe++) {
             long one = 1;
-            shmem_send(pe, add, &one, sizeof one);
+            shmemx_send(pe, add, &one, sizeof one);
         }
     shmem_barrier_all();
     CHECK(counter == (long)MSGS * n, "counter %ld want %ld", counter, (long)MSGS * n);
@@ -67,7 +68,7 @@ int main(void)
     /* messages sent by handlers complete by the same barrier */
     if (me == 0) {
         int hops = 3 * n + 1;
-        shmem_send(1 % n, chain_id, &hops, sizeof hops);
+        shmemx_send(1 % n, chain_id, &hops, sizeof hops);
     }
     shmem_barrier_all();
     static long hits, total;
@@ -77,15 +78,15 @@ int main(void)
 
     /* passive progress: PE 0 waits on a flag only a handler sets */
     if (me == n - 1)
-        shmem_send(0, fl, NULL, 0);
+        shmemx_send(0, fl, NULL, 0);
     if (me == 0)
         shmem_long_wait_until(&flag, SHMEM_CMP_EQ, 1);
     shmem_barrier_all();
 
     /* bad arguments are refused, nothing sent */
-    shmem_send(n, add, &me, sizeof me);
-    shmem_send(0, 99, &me, sizeof me);
-    shmem_send(0, add, NULL, 8);
+    shmemx_send(n, add, &me, sizeof me);
+    shmemx_send(0, 99, &me, sizeof me);
+    shmemx_send(0, add, NULL, 8);
     long before = counter;
     shmem_barrier_all();
     CHECK(counter == before, "refused messages ran");

@@ -1,6 +1,7 @@
 /* t_getto.c - two-address reads: PE me asks PE src to deliver into PE dst,
  * for every (src, dst) pair; complete after barrier_all. */
 #include "t_common.h"
+#include <shmemx.h>
 
 static long stat_vals[8];
 
@@ -16,7 +17,7 @@ int main(void)
     /* box[(me*n + src)*n + slot] on dst receives val[0] of src */
     for (int src = 0; src < n; src++)
         for (int dst = 0; dst < n; dst++)
-            shmem_get_to(&box[(me * n + src) * n + dst % n], &val[0], sizeof(long), dst, src);
+            shmemx_get_to(&box[(me * n + src) * n + dst % n], &val[0], sizeof(long), dst, src);
     shmem_barrier_all();
     for (int req = 0; req < n; req++)
         for (int src = 0; src < n; src++) {
@@ -27,7 +28,7 @@ int main(void)
     stat_vals[0] = 100 + me;
     shmem_barrier_all();
     int a = (me + 1) % n, b = (me + 2) % n;
-    shmem_get_to(&stat_vals[1 + me % 7], &stat_vals[0], sizeof(long), b, a);
+    shmemx_get_to(&stat_vals[1 + me % 7], &stat_vals[0], sizeof(long), b, a);
     shmem_barrier_all();
     int asker = (me + n - 2) % n;
     CHECK(stat_vals[1 + asker % 7] == 100 + (asker + 1) % n, "static get_to %ld",
