@@ -90,6 +90,8 @@ declare -A expect=(
     [sigalrm_reader]=early [allgather_overlap]="blocking:overlaps" [blocked_reader]=early
     [sigset_handler]=early [efault]=early [threads_comms]=trace-calls:48 [thread_level]=early
     [remap]=early [two_pending]=early [static_buf]=early
+    [mrecv_pending]=early [alltoallw_pending]=early [file_iwrite]=early
+    [p2p_pending]=early [put_pending]=early [pack_pending]=early
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -109,10 +111,17 @@ declare -A what=(
     [remap]="mremap, munmap+mmap, free+malloc right after the call"
     [two_pending]="memcpy between two pending buffers, second thread writing"
     [static_buf]="buffers in .bss/.data; a buffer read after MPI_Finalize"
+    [mrecv_pending]="MPI_Mprobe + MPI_Mrecv into a pending buffer (7)"
+    [alltoallw_pending]="MPI_Alltoallw from and into pending buffers (7)"
+    [file_iwrite]="MPI_File_iwrite_at of a pending buffer, file read back (8)"
+    [p2p_pending]="MPI_Isend/MPI_Irecv of pending buffers, MPI_Waitall"
+    [put_pending]="MPI_Put from a pending buffer into a window"
+    [pack_pending]="MPI_Pack/MPI_Unpack of, into and from pending buffers"
 )
 order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map fork_child
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault threads_comms
-       thread_level remap two_pending static_buf)
+       thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
+       p2p_pending put_pending pack_pending)
 for c in ${TORTURE_CASES:-${order[@]}}; do
     [[ $c == profiles ]] && continue
     [[ -x $P/$c ]] || { t_run "$c: built" false; continue; }
