@@ -157,16 +157,24 @@ for c in ${TORTURE_CASES:-${order[@]}}; do
     T_TIMEOUT=$((4 * TORTURE_TIMEOUT + 60)) t_run "$c: ${what[$c]:-}" torture "$c" 2 "${expect[$c]:--}"
     [[ -n ${trace_only[$c]:-} ]] && t_skip "$c: tuned and forced runs" "${trace_only[$c]}"
 done
-# Profiles that must not hang or crash the run: one line, then every
-# collective blocking (a FIFO, a device, an unparsable file), and a profile
+# Profiles that must not hang or crash the run: `tnbc run` refuses a FIFO
+# or a device in one line; the runtime given one directly (TNBC_PROFILE)
+# says so in one line and runs every collective blocking; and a profile
 # of 40,000 sites, read in linear time, whose extra sites change nothing.
 check_profiles() {
     local prog=$P/thread_level out
     $(mpi 2 "$prog") > "$W/prof.plain" 2>/dev/null || return 1
     mkfifo "$W/fifo"
     for bad in "$W/fifo" /dev/zero; do
-        out=$($TNBC run -p "$bad" -- $(mpi 2 "$prog") 2>&1 >"$W/prof.out") ||
-            { echo "$bad: run failed: $out"; return 1; }
+        # The front door refuses it (one line, the program not started) ...
+        out=$($TNBC run -p "$bad" -- $(mpi 2 "$prog") 2>&1 >"$W/prof.out") &&
+            { echo "$bad: tnbc run accepted it: $out"; return 1; }
+        [[ $(echo "$out" | wc -l) -eq 1 && $out == *"cannot read the profile"* && ! -s "$W/prof.out" ]] ||
+            { echo "$bad: tnbc run: expected one line and no run: $out"; return 1; }
+        # ... and the runtime given it directly runs every collective blocking.
+        out=$(timeout -k 5 "$TORTURE_TIMEOUT" mpirun --oversubscribe -np 2 \
+              -x LD_PRELOAD="$TNBC_BUILD/lib/libtnbc-replay.so" -x TNBC_PROFILE="$bad" "$prog" \
+              2>&1 >"$W/prof.out") || { echo "$bad: run failed: $out"; return 1; }
         cmp -s "$W/prof.plain" "$W/prof.out" || { echo "$bad: output differs"; return 1; }
         [[ $(echo "$out" | grep -c "not a regular file; every collective runs blocking") -eq 1 ]] ||
             { echo "$bad: expected one line: $out"; return 1; }
