@@ -450,8 +450,8 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
  * every rank tells every other whether it can transform the call and, for
  * per-source operations, how that rank's block must be cut for its edge
  * pages, and which node schedule it would follow. One small MPI_Alltoall
- * on a private communicator, over buffers allocated at start (so nothing
- * here can run out of memory). Returns 1 when every rank voted yes;
+ * on a private communicator, over that communicator's buffers (allocated
+ * with its state, so nothing here can run out of memory). Returns 1 when every rank voted yes;
  * cp->agree_got then holds what each rank asked of this one. */
 static int agree(struct nbop *op, int p, struct comm_priv *cp)
 {
