@@ -56,7 +56,7 @@ int tnbc_alltoallw(const void *sb, const int *scs, const int *sds, const MPI_Dat
                    MPI_Comm comm, void *caller)
 {
     int p = 0, inter = 0, rc;
-    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
+    if (!tnbc_is_active() || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
         (inter ? PMPI_Comm_remote_size(comm, &p) : PMPI_Comm_size(comm, &p)) != MPI_SUCCESS)
         return PMPI_Alltoallw(sb, scs, sds, sts, rb, rcs, rds, rts, comm);   /* MPI reports it */
     int *e = inter ? NULL : malloc(2 * (size_t)(p ? p : 1) * sizeof *e);
@@ -65,7 +65,16 @@ int tnbc_alltoallw(const void *sb, const int *scs, const int *sds, const MPI_Dat
         rt = uniform_type(rcs, rds, rts, p, e + p);
         st = sb == MPI_IN_PLACE ? rt : uniform_type(scs, sds, sts, p, e);
     }
-    if (st == MPI_DATATYPE_NULL || rt == MPI_DATATYPE_NULL) {
+    /* Whether a rank's blocks share one type is its own business (rank 0
+     * may send ints to one peer and pairs to another while rank 1 sends
+     * pairs to both): every rank must take the same path, or one runs
+     * alltoallw and another alltoallv and both hang. The members agree
+     * on the user's communicator, where this call stands in the same
+     * order on every member (inter-communicators are blocking on all). */
+    int mine = st != MPI_DATATYPE_NULL && rt != MPI_DATATYPE_NULL, all = 0;
+    if (!inter && PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        all = 0;
+    if (!all) {
         free(e);
         return blocking_w(sb, scs, sds, sts, rb, rcs, rds, rts, comm, p);
     }

@@ -13,6 +13,7 @@ struct comm_state {
 static int keyval = MPI_KEYVAL_INVALID;
 static struct comm_state *live;
 static void (*before_free)(void);
+static size_t agree_elem;
 
 /* The user's communicator is being freed (MPI_Comm_free, MPI_Comm_disconnect,
  * or comms_finalize): nothing may still travel on its duplicates. */
@@ -24,6 +25,7 @@ static int state_delete(MPI_Comm comm, int key, void *value, void *extra)
         before_free();
     PMPI_Comm_free(&s->priv.data);
     PMPI_Comm_free(&s->priv.agree);
+    free(s->priv.agree_out);   /* agree_got lies in the same block */
     if (s->prev)
         s->prev->next = s->next;
     else
@@ -34,9 +36,10 @@ static int state_delete(MPI_Comm comm, int key, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-void comms_init(void (*hook)(void))
+void comms_init(void (*hook)(void), size_t elem)
 {
     before_free = hook;
+    agree_elem = elem;
     if (keyval == MPI_KEYVAL_INVALID &&
         PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete, &keyval, NULL) != MPI_SUCCESS)
         keyval = MPI_KEYVAL_INVALID;
@@ -69,8 +72,12 @@ struct comm_priv *comms_get(MPI_Comm comm, const char **why)
         *why = "an inter-communicator (only intra-communicators are transformed)";
         return NULL;
     }
+    int size = 0;
     s = calloc(1, sizeof *s);
-    if (!s) {
+    if (s && PMPI_Comm_size(comm, &size) == MPI_SUCCESS && size > 0 &&
+        (s->priv.agree_out = calloc(2 * (size_t)size, agree_elem ? agree_elem : 1)))
+        s->priv.agree_got = (struct edge_req *)((char *)s->priv.agree_out + (size_t)size * agree_elem);
+    if (!s || !s->priv.agree_out) {
         tnbc_warn("out of memory for a communicator's state");
         PMPI_Abort(MPI_COMM_WORLD, 1);   /* the other members are in the dup */
     }

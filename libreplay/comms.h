@@ -12,14 +12,23 @@
 
 #include <mpi.h>
 
+#include <stddef.h>
+
+struct edge_req;
+
 struct comm_priv {
     MPI_Comm data, agree;   /* private duplicates of the user's communicator */
     int seq;                /* calls agreed on it so far */
+    /* The agreement's buffers, one element per member each: per
+     * communicator, since two threads may agree at once on two of them
+     * (MPI forbids two at once on one). */
+    struct edge_req *agree_out, *agree_got;
 };
 
 /* before_free runs before private duplicates are freed: it must complete
- * every call in flight on them. */
-void comms_init(void (*before_free)(void));
+ * every call in flight on them. agree_elem: the size of one element of
+ * the agreement's buffers. */
+void comms_init(void (*before_free)(void), size_t agree_elem);
 /* comm's state, created on first use; NULL with *why (an inter-
  * communicator, or MPI refused the duplicate). */
 struct comm_priv *comms_get(MPI_Comm comm, const char **why);

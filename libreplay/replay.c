@@ -37,6 +37,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,6 @@ static struct {
     int user_level;        /* the thread level the program asked for */
     char prof_err[TNBC_PROFILE_ERRLEN];
     struct tnbc_profile *prof;
-    struct edge_req *agree_out, *agree_got;   /* [world size] each */
     int window;            /* progress thread settings, for its lazy start */
     long sleep_us;
     int thread_failed;
@@ -169,29 +169,21 @@ static void drain(void);
  * module of a site), whether it could set itself up, and whether its
  * program asked for MPI_THREAD_MULTIPLE. Such a program may run
  * collectives from several threads at once, on different communicators;
- * the runtime's per-call state (agreement buffers, site table, summary,
- * buffer pool) has one user at a time, and a lock held across the
+ * the runtime's per-call state (site table, summary, buffer pool, the
+ * order of progress-thread starts) has one user at a time, and a lock held across the
  * agreement could deadlock two ranks whose threads take it in different
  * orders: so it runs every collective blocking, on every rank (said once).
  * Returns 1 when the machinery runs on every rank. */
 static int all_ranks_on(int provided)
 {
-    int world = 0, mine[3], all[3];
-    PMPI_Comm_size(MPI_COMM_WORLD, &world);
-    R.agree_out = malloc((size_t)world * sizeof *R.agree_out);
-    R.agree_got = malloc((size_t)world * sizeof *R.agree_got);
-    mine[0] = R.wants_on;
-    mine[1] = !R.agree_out || !R.agree_got;
-    mine[2] = R.user_level == MPI_THREAD_MULTIPLE;
-    if (PMPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    int mine[2] = { R.wants_on, R.user_level == MPI_THREAD_MULTIPLE }, all[2] = { 0, 0 };
+    if (PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
         tnbc_warn("cannot agree on the profile at start; every collective runs blocking");
         return 0;
     }
     if (all[0] && all[1] && R.rank == 0)
-        tnbc_warn("out of memory at start on some rank; every collective runs blocking");
-    if (all[0] && !all[1] && all[2] && R.rank == 0)
         tnbc_warn("the program asks for MPI_THREAD_MULTIPLE (collectives from several threads at once); every collective runs blocking");
-    if (!all[0] || all[1] || all[2])
+    if (!all[0] || all[1])
         return 0;
     if (provided < MPI_THREAD_MULTIPLE) {
         /* Still votes (no) in every agreement, so the others are not left waiting. */
@@ -219,9 +211,6 @@ int tnbc_mode_init(int provided)
         /* Off everywhere: exactly as without tnbc (no thread, no agreement).
          * With a summary asked for, the calls are still counted per site,
          * all blocking with their reason (passive: a hash probe per call). */
-        free(R.agree_out);
-        free(R.agree_got);
-        R.agree_out = R.agree_got = NULL;
         if (R.prof)
             open_summary();
         R.passive = R.db != NULL;
@@ -232,7 +221,7 @@ int tnbc_mode_init(int provided)
         if (op >= 0 && R.prof->sites[i].on)
             R.op_on[op] = 1;
     }
-    comms_init(drain);
+    comms_init(drain, sizeof(struct edge_req));
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
     R.trial = tnbc_env_bool("TNBC_REPLAY_TRIAL", 0);
     nbop_node_schedule = tnbc_env_bool("TNBC_NODE_SCHEDULE", 1);
@@ -244,18 +233,23 @@ int tnbc_mode_init(int provided)
     return 1;
 }
 
-/* The progress thread, started on the first call that may go early. */
+/* The progress thread, started on the first call that may go early. Under
+ * a lock: two threads of the program may make their first such call at
+ * once (on two communicators), and two progress threads would share its
+ * queue while MPI_Finalize stops only one (a hang). */
 static int ensure_progress_thread(void)
 {
-    if (progress_running())
-        return 0;
-    if (R.thread_failed || progress_start(R.window, R.sleep_us) != 0) {
+    static pthread_mutex_t start = PTHREAD_MUTEX_INITIALIZER;
+    int rc = 0;
+    pthread_mutex_lock(&start);
+    if (!progress_running() && (R.thread_failed || progress_start(R.window, R.sleep_us) != 0)) {
         if (!R.thread_failed)
             tnbc_warn("cannot start the progress thread; collectives on this rank run blocking");
         R.thread_failed = 1;
-        return -1;
+        rc = -1;
     }
-    return 0;
+    pthread_mutex_unlock(&start);
+    return rc;
 }
 
 /* ---- accounting ---------------------------------------------------------- */
@@ -469,16 +463,16 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
  * every rank tells every other whether it can transform the call and, for
  * per-source operations, how that rank's block must be cut for its edge
  * pages, and which node schedule it would follow. One small MPI_Alltoall
- * on a private communicator, over buffers allocated at start (so nothing
- * here can run out of memory). Returns 1 when every rank voted yes;
- * R.agree_got then holds what each rank asked of this one. */
-static int agree(struct nbop *op, int p, MPI_Comm agree_comm)
+ * on a private communicator, over that communicator's buffers (allocated
+ * with its state, so nothing here can run out of memory). Returns 1 when every rank voted yes;
+ * cp->agree_got then holds what each rank asked of this one. */
+static int agree(struct nbop *op, int p, struct comm_priv *cp)
 {
-    struct edge_req *out = R.agree_out, *got = R.agree_got;
+    struct edge_req *out = cp->agree_out, *got = cp->agree_got;
     int all = op != NULL;
     for (int i = 0; i < p; i++)
         out[i] = op && op->want ? op->want[i] : (struct edge_req){ .vote = op != NULL };
-    int rc = PMPI_Alltoall(out, EDGE_REQ_INTS, MPI_INT, got, EDGE_REQ_INTS, MPI_INT, agree_comm);
+    int rc = PMPI_Alltoall(out, EDGE_REQ_INTS, MPI_INT, got, EDGE_REQ_INTS, MPI_INT, cp->agree);
     if (rc != MPI_SUCCESS) {
         static int warned;
         tnbc_warn_once(warned, "the agreement on a collective failed (MPI error %d); it runs blocking", rc);
@@ -606,10 +600,10 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     if (trial_off)
         fb = FB_TRIAL;
     phase_end(&clock, PHASE_CANDIDATE);
-    int all = agree(op, p, cp->agree);
+    int all = agree(op, p, cp);
     phase_end(&clock, PHASE_AGREE);
     cp->seq++;
-    if (all == 1 && nbop_plan_sends(op, R.agree_got) != 0) {
+    if (all == 1 && nbop_plan_sends(op, cp->agree_got) != 0) {
         static int warned;
         tnbc_warn_once(warned, "%s at %s: block sizes differ between sender and receiver",
                        tnbc_op_name(a->op), site->id);
@@ -757,9 +751,6 @@ void tnbc_mode_finalize(void)
     phase_report(R.rank);
     comms_finalize();
     tnbc_profile_free(R.prof);
-    free(R.agree_out);
-    free(R.agree_got);
     R.prof = NULL;
-    R.agree_out = R.agree_got = NULL;
     R.on = 0;
 }
