@@ -23,7 +23,7 @@ bad_run() {
     local name=$1 np=$2; shift 2
     t_expect_fail "$name" 1 "^RESULT .*check=fail" t_mpirun "$np" "$@"
 }
-export -f t_mpirun; export T_TIMEOUT
+export -f t_mpirun t_mpi_argv; export T_TIMEOUT
 
 for np in 2 4; do
     ok_run "microbench fwd np$np"      $np $B/microbench --block 65536 --iters 2 --tcurc-us 200 --crc-us 400

@@ -75,7 +75,7 @@ if [[ -n $why ]]; then
     t_summary; exit
 fi
 
-export -f t_mpirun; export T_TIMEOUT
+export -f t_mpirun t_mpi_argv; export T_TIMEOUT
 t_run "up 2 nodes at 200mbit, reno" $CL up --name $A -n 2 --rate 200mbit --tcp-cc reno
 t_run "status shows 2 shaped nodes" bash -c "out=\$($CL status --name $A) || exit 1; echo \"\$out\";
     [[ \$(grep -c 'tnbc-$A-n[01] .*rate 200Mbit' <<<\"\$out\") -eq 2 ]]"

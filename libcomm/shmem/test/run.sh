@@ -84,7 +84,7 @@ bounds_abort() {
     grep -Eq 'error PE 0: put of 8 bytes at 0x[0-9a-f]+ on PE 1 refused' <<<"$out"
 }
 export B BUILD OUT P T_TIMEOUT
-export -f bounds_abort overflow_abort t_mpirun
+export -f bounds_abort overflow_abort t_mpirun t_mpi_argv
 t_run "t_bounds abort names PE and address" bash -c bounds_abort
 t_run "t_overflow abort: stride 2^60 ends the job" bash -c overflow_abort
 bad_env() {
