@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tnbc: trace-and-tune toolchain and runtime for MPI collectives.
 #
 #   make          build everything (-Wall -Wextra -Werror)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * One profile site from one (site, op) of the trace: identity, order,
  * model, decision, chunking, priorities, node schedule.

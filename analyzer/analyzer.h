@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tnbc-analyze internals: trace database -> per-site profile.
  *

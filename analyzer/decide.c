@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * Does transparent non-blocking execution pay at a site, and why; how many
  * chunks a single-block operation is split into.

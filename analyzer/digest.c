@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * What the analysis keeps of one traced call's receive sub-messages: the
  * touched blocks in first-touch order (the order sample), the call's model

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * How far the trace of a site can be trusted: what it could not measure
  * cleanly (table fidelity, one row per traced call), folded into one

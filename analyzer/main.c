@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * tnbc-analyze: trace database -> profile (docs/analyzer.md).
  */

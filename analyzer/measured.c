@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * Decisions checked against a measured replay run (tnbc-analyze --measured).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * The design's overlap model (digest 000, eq. 1 and 3) on measured terms.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # analyzer/: tnbc-analyze (trace database -> profile) and suite `analyzer`
 # (profile library, analyzer on hand-made traces, report, bounded fuzz run).
 

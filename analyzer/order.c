@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * Receive order: the consensus of the traced first-touch orders, how well
  * it agrees with them, and per-rank orders where ranks disagree.

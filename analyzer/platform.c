@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * --platform: parse the platform spec and re-derive a traced call's Tcomm
  * from its bytes on that platform (docs/analyzer.md, "Projection to

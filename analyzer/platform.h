@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Projection to another platform (tnbc-analyze --platform SPEC): the
  * traced calls' Tcomm re-derived from their bytes on a platform described

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * Priorities (digest 000, "Priorities within a process" and "across
  * processes of a node").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * Reading the merged trace database (docs/schema.md, versions 1 and 2).
  *

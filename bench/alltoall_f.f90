@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Small Fortran Alltoall program (use mpi) for the trace tests: MPI_ALLTOALL of
 ! N integers per block, then reads the received blocks forward (0..P-1) or in
 ! reverse and checks every value.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Bcast kernel: the root broadcasts --bytes with MPI_Bcast; every rank then
  * consumes the buffer as --chunks equal chunks in a fixed non-trivial order
  * (--order, default 3,1,2,0), spending --crc-us of work (CPU time) in total

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # make bench-apps: every application plain and in its hand-written MPI-3
 # variant, on a fresh emulated cluster (BENCH_NODES x BENCH_SLOTS ranks, links
 # at BENCH_RATE), or on this machine alone when namespaces are not available.

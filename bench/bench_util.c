@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Helpers shared by the benchmark applications (see bench_util.h). */
 #include "bench_util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers shared by the benchmark applications: clock, busy work, argument
  * parsing, access orders, data pattern and the machine-readable result line.
  * The applications are plain MPI programs; nothing here knows about tnbc. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* FFT-like kernel (after NPB FT): a 3-D complex FFT of an N^3 grid split in
  * x-slabs over the ranks. Each iteration does the forward transform (y and z
  * FFTs locally, an MPI_Alltoall transpose, the unpack that reads the received

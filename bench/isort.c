@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Integer-sort-like kernel (after NPB IS): every rank draws --keys keys in
  * [0, --maxkey) with a bell-shaped distribution, buckets them by destination
  * rank (rank r owns the key range [r*maxkey/P, (r+1)*maxkey/P)), exchanges the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* The design's micro-benchmark: MPI_Alltoall of fixed-size blocks, then
  * computation made of a communication-unrelated part (CURC: --tcurc-us of
  * busy work) and a part that consumes the received blocks (CRC: reads each

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # bench/: the benchmark applications (plain MPI programs, no knowledge of
 # tnbc) and the driver that runs them in several modes (bench/run-apps).
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # What tracing costs an ordinary program and how well the trace measures
 # it: bench/ordinary traced with tnbc, per block size and alignment. One
 # run gives both sides: the program reports its cycle and consumption rate

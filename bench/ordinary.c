@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* An ordinary MPI program, as users write it: send and receive buffers of P
  * blocks from plain malloc (not page-aligned, so adjacent blocks share
  * pages; --aligned puts them on page boundaries), MPI_Alltoall of --block B

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* 3-D FFT with a 2-D (pencil) decomposition, as in NAS FT and P3DFFT: the
  * ranks form a PR x PC grid (rank = row * PC + col); an N^3 complex grid is
  * held as z-pencils (x split over the grid's rows, y over its columns). The

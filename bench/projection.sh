@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Validation of tnbc-analyze --platform (docs/analyzer.md, "Projection to
 # another platform") on the emulated cluster: trace the applications on
 # 2 nodes x 1 rank at 1 Gbit/s, project each trace to 2x1 at 200 and

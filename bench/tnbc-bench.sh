@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # make bench-tnbc: every application plain, in its hand-written MPI-3
 # variant, traced, and tuned by tnbc (trace -> analyze -> run), interleaved
 # on a fresh emulated cluster; then predicted against measured overlap.

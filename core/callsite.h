@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Call-site identity: a name for "this collective call in the program" that
  * is the same in every run of the same binary, despite ASLR.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Clock: cheap monotonic ticks for timestamps taken in signal handlers.
  *
  * On x86-64 with an invariant TSC (constant_tsc and nonstop_tsc in

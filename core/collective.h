@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The collectives tnbc handles, and their decomposition into sub-messages.
  *
  * A receive buffer splits into one sub-message per source block (alltoall(v),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Communicator shapes (comm_shape.h). Computed once per communicator with
  * group translation and kept as an attribute whose delete callback frees
  * it, so a freed communicator's handle, if MPI reuses it, starts afresh. */

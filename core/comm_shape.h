@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A communicator's shape, for call-site identity: its size and a stable
  * hash of its members' MPI_COMM_WORLD ranks in communicator-rank order.
  * The same members give the same shape in every run, whichever call made

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Configuration from TNBC_* environment variables, and diagnostics.
  *
  * Every setting has a documented default (docs/configuration.md). A bad value

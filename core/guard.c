@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "guard.h"
 #include "clock.h"
 #include "config.h"

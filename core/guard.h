@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Page guard and fault handler, shared by trace and replay.
  *
  * A guard covers one side (receive or send) of one collective call: the

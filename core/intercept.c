@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Common entry points behind the wrappers: initialisation, finalisation,
  * the collective dispatcher and typed release. */
 #include "intercept.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The interposition layer shared by libtnbc-trace and libtnbc-replay.
  *
  * core/wrap_*.c define the MPI (C and Fortran) and libc symbols; every

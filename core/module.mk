@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # core/: mechanisms shared by libtnbc-trace and libtnbc-replay.
 # CORE_BASE_OBJS have no interposed symbols (unit tests link them directly);
 # CORE_WRAP_OBJS define the MPI/libc symbols and need a mode's tnbc_mode_*.

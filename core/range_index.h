@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Address-range index: maps an address to the object registered for the
  * half-open range [start, end) that contains it. Ranges never overlap.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a rank's trace database says about the run and the machine: the
  * run row (host, command line, clocks) and the measured costs that the
  * model's Tinit needs (copy bandwidth, mprotect, fault). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Writer of the per-rank trace database (schema: core/tracedb_schema.sql,
  * docs/schema.md). Used by libtrace and by libreplay's summaries. Not
  * thread-safe and not async-signal-safe: call from the application thread. */

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: BSD-3-Clause
 -- tnbc trace database, schema version 2. See docs/schema.md.
 -- One database per rank while running; `tnbc merge` folds them into one.
 CREATE TABLE IF NOT EXISTS meta (

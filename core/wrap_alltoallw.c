@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* MPI_Alltoallw. When every peer's block has the same datatype on each
  * side (peers with nothing to move aside) and the byte displacements are
  * multiples of that type's extent, the call is an MPI_Alltoallv in

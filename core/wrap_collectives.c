@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* C bindings of the handled blocking collectives. Each one packs its
  * arguments into a struct tnbc_args and hands them to the mode. */
 #include "intercept.h"

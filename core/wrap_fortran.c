@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Fortran bindings (mpif.h, `use mpi` and `use mpi_f08`). Open MPI's Fortran
  * wrappers call the C PMPI_ functions directly, so the C wrappers never see
  * Fortran calls: the Fortran symbols are defined here too, in the four

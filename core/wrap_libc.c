@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* libc calls that pass user memory to the kernel. A guarded page makes the
  * kernel answer EFAULT instead of faulting, so the guards on the buffer are
  * lifted first; the calls are listed in wrap_syscalls.def and generated

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Neighbor collectives (MPI_Neighbor_alltoall(v), MPI_Neighbor_allgather(v))
  * are not transformed: their schedule is over the topology's neighbours,
  * not the communicator's ranks. Their buffers may still be guarded by an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* MPI calls that hand a buffer to MPI outside the handled collectives:
  * point-to-point, other collectives, one-sided and file I/O. Open MPI may
  * move those bytes with a system call (TCP writev, CMA process_vm_*) that

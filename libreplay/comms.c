@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Private duplicates per user communicator (comms.h). */
 #include "comms.h"
 #include "config.h"

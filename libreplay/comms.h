@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-communicator state of the replay runtime: for each intra-
  * communicator the program runs a transformed collective on, two private
  * duplicates (one for the progress thread's data, one for the ranks'

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Out-of-place equivalents of in-place collectives (inplace.h). */
 #include "inplace.h"
 

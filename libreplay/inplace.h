@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI_IN_PLACE forms of alltoall(v), allgather(v), allreduce and
  * reduce_scatter(_block), made
  * transformable: what the call must send is copied out of the receive

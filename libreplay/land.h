@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Putting received bytes into receive pages that are still guarded.
  *
  * The program must not see a sub-message before it is complete, so its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # libreplay/: libtnbc-replay.so (LD_PRELOAD), profile-driven early return.
 
 REPLAY_LIB  := $(BUILD)/lib/libtnbc-replay.so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "nbop.h"
 #include "profile.h"
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A transformed (early-returning) collective call in flight.
  *
  * Lifecycle (op->state; one owner at a time, nbop_set_state asserts each

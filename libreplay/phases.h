@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Where an early return's time goes: the steps of tnbc_mode_collective
  * timed per call and averaged per rank, printed at MPI_Finalize when
  * TNBC_REPLAY_PHASES=1 (docs/replay.md, "The early return's cost"). */

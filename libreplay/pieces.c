@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "pieces.h"
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }

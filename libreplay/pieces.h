@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* How one per-source block travels: its cut into pieces.
  *
  * A block is received as up to two edge parts (the bytes in the receive

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "progress.h"
 #include "clock.h"
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The progress thread: drives the schedules of transformed collectives
  * with non-blocking MPI on the private communicator, in priority order,
  * keeping at most `window` sends of one call in flight so a low-priority

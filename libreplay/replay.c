@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Replay mode: blocking collectives at profiled call sites return early.
  *
  * On entry the call's schedule is built (nbop.c), the send buffer copied,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "event_ring.h"
 
 #define RING_SLOTS EVENT_RING_SLOTS

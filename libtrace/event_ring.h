@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A bounded multi-producer, single-consumer ring of first-touch events.
  * Producers are fault handlers (async-signal-safe: no locks, no malloc);
  * the consumer is the application thread at the next MPI call, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* tnbc-merge: fold per-rank trace databases into one.
  *
  *   tnbc-merge OUT.db DIR|FILE...

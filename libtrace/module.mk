@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # libtrace/: libtnbc-trace.so (LD_PRELOAD) and tnbc-merge.
 
 TRACE_LIB  := $(BUILD)/lib/libtnbc-trace.so

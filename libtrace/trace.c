@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Trace mode: after each handled blocking collective, guard the receive
  * sub-messages (PROT_NONE) and the send buffer (read-only), and record when
  * the code after the call first touches each one. The first

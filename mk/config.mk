@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Build configuration shared by every component (included first by ./Makefile).
 #
 # SAN=asan|ubsan|tsan builds everything with that sanitizer into build-$(SAN)/,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # libFuzzer targets (clang, ASan + UBSan), shared by the components whose
 # parsers take untrusted input. A component declares one with
 #   $(eval $(call fuzz_target,NAME,SOURCES,CLANG_FLAGS,SEEDS_DIR,DICT))

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # profiles/: the profile file format (FORMAT.md) and its reader/writer,
 # a static library shared by tnbc-analyze and libtnbc-replay (objects are
 # -fPIC, so the replay .so links them in), plus the reader's fuzz target.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * tnbc profile: the parts shared by reader and writer users — lookup,
  * checking a running call against a site, priorities, freeing.

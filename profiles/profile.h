@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tnbc profile: what the analyzer decided for each collective call site,
  * read by the replay runtime. The file format is profiles/FORMAT.md.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * tnbc profile reader: strict, line by line (grammar in FORMAT.md).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * tnbc profile writer: the exact inverse of profile_read.c (FORMAT.md).
  * Written to PATH.tmp and renamed, so a reader never sees half a profile.

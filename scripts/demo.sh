@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # make demo: the whole tnbc workflow on the FFT-like kernel (and on a Bcast
 # kernel), as a new user would run it: a small emulated cluster (or one node
 # without root), a plain run, a trace run, the analysis, tuned runs with the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Install the Debian packages listed in mk/deps.d/*.txt that are not installed.
 # Idempotent and quick when everything is present (one dpkg-query).
 set -euo pipefail

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/: the front door (tnbc), its tools (tnbc-report, tnbc-timeline,
 # install-tree, demo-table, add-spdx) and suite `frontdoor` (test/frontdoor.sh):
 # help and usage errors, launchers, timeline, report formats, demo table,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # check-apps: every benchmark application runs on 2 to 4 local ranks and its
 # self-check passes; a corrupted result (--corrupt flips one bit of received
 # data) is caught; bad arguments give one clean error; the bench driver runs

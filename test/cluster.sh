@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # check-cluster: the emulated cluster comes up, reports its state, runs a
 # 2-node MPI job whose traffic crosses the shaped links, tears down leaving
 # nothing behind (namespaces, links, processes, state), keeps two clusters

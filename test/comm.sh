@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Communicators: collectives on sub-communicators go early, one site per
 # communicator shape, with results bit-identical to a plain run; freed
 # communicators and inter-communicators are handled. Every run is bounded;

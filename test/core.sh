@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Core unit tests (cmocka, TAP): range index, page guard, sub-message
 # layouts, configuration. Three passes over the same sources:
 #   1. the normal build ($BUILD);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Does the trace measure the program, not the program slowed down by its
 # observer? bench/ordinary measures itself (its consumption rate over the
 # untraced iterations of the same run, its time from return to first read

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The analyzer's confidence rule (docs/analyzer.md, "Confidence") on
 hand-made traces whose fidelity rows give known answers:
 

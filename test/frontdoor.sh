@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The front door as a user meets it: every command's --help, usage errors,
 # errors naming the user's paths, the launchers, the timeline export checked
 # against the database, the report's formats, the demo's table, `make

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared shell helpers for test suites. Source it, call t_* functions, end with
 # t_summary. Every check is bounded in time; a hang is a failure with a message.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Suite "testlib": the helpers of test/lib.sh, on small fake inputs whose
 # verdicts are known. Each case runs a tiny suite in a child shell and
 # compares its summary line with the expected one, written by hand.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # test/: MPI test programs for the trace (and replay) suites. They are plain
 # MPI programs, built without any tnbc flag or library.
 

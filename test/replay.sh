@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Replay mode, end to end: tnbc trace -> tnbc analyze -> tnbc run on plain
 # MPI programs; results must be bit-identical to a plain run.
 set -u

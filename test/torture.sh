@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Torture suite: legal MPI programs that do unusual things with buffers
 # after a blocking collective returned (test/torture/*.c). Each runs plain,
 # traced, tuned with the analyzer's profile and tuned with every site

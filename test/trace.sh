@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Trace mode, end to end: unmodified MPI programs under LD_PRELOAD of
 # libtnbc-trace.so, their first-touch records checked in SQLite.
 set -u

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # bench-analyzer: tnbc-analyze time and memory on synthetic traces of growing
 # size, and the profile reader's fuzzing rate. Results: $BUILD/bench/analyzer.txt
 # (numbers quoted in docs/analyzer.md). Not a test: nothing is asserted.

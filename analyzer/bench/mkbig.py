@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """mkbig.py OUT.db RANKS SITES CALLS: a synthetic trace for timing tnbc-analyze.
 
 Every rank traces CALLS alltoall invocations at each of SITES sites, RANKS

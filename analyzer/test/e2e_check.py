@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """e2e_check.py PROFILE OP ORDER CURC_US: the profile tnbc-analyze made from
 a real traced run of test/trace/access_order (ACCESS_ORDER_CURC_US=CURC_US)
 has, for OP, the consensus ORDER (comma separated) on every rank, the

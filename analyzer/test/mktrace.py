@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Hand-made tnbc trace databases with known contents, for the analyzer tests.
 
 The schema is core/tracedb_schema.sql, the one libtrace writes. Times are

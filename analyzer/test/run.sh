@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Suite `analyzer`: the profile library (cmocka), tnbc-analyze and
 # tnbc-report on hand-made traces with known answers (TAP), and a bounded
 # libFuzzer run of the profile reader. Run by `make check-analyzer`.

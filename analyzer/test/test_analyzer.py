@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """tnbc-analyze and tnbc-report on hand-made traces with known answers.
 
 Prints TAP ("ok N - name" / "not ok N - name"), counted by test/lib.sh's

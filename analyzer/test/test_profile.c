@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * Profile library: round trip, strict reader errors (one line naming file
  * and line), checking a running call, priority accessors.

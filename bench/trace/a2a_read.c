@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Trace-overhead workload: a plain MPI program (no tnbc knowledge) that,
  * ITERS times, writes its send buffer, calls MPI_Alltoall, and reads every
  * received block in full. It checks every value it reads, so it also shows

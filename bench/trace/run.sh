@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Trace overhead: the Alltoall loop of bench/trace/a2a_read.c run plain and
 # under LD_PRELOAD of libtnbc-trace.so, each configuration REPS times
 # (interleaved, so that load on the machine spreads over all of them).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Cost of the guard's two fault paths, in one process with nothing else
  * running in it (no MPI):
  *   fault: first touch of a page-sized sub-message (SIGSEGV, hook, one

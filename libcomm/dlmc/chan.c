@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * chan.c - rank-addressed channel over the DLMC library (see chan.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * chan.h - MPI-style point-to-point channel over DLMC for ranks started by
  * mpirun.  MPI is used only to exchange endpoint addresses at start-up;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dlmc.c - user library over /dev/dlmc: one ioctl per operation; the
  * non-blocking forms keep their progress in struct dlmc_req and move it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dlmc.h - user library for the DLMC kernel module (/dev/dlmc).
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # DLMC: kernel module (kmod/dlmc), user library, tools, applications, tests.
 #
 #   make dlmc-kmod     build kmod/dlmc/dlmc.ko against Debian's 6.1 headers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* tnbc-connmodel: memory needed per process and per node by the connection
  * modes of design 001 (RC, RC+SRQ, XRC, XRC with several buffer sizes, group
  * connection), for given machine and queue parameters.

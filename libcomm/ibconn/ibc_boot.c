@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Start-up over MPI (device, mode, queues, static links) and tear-down. */
 #include "ibc_int.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Device selection, capability query and the choice of connection mode. */
 #include "ibc_int.h"
 

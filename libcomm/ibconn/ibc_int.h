@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ibconn internals shared by its files. */
 #ifndef IBC_INT_H
 #define IBC_INT_H

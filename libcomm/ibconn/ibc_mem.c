@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Memory accounting: what the layer holds per process, counted the way the
  * model (ibc_model.h) counts it, plus what the kernel actually mapped. */
 #include "ibc_int.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Memory model of the connection modes; see ibc_model.h for the formulas. */
 #include "ibc_model.h"
 

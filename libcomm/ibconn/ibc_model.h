@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Memory model of the connection modes (design 001, sections 1-4).
  *
  * Per process, with N = m*c processes, n pre-posted receives per RC queue

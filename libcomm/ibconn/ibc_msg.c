@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* The blocking send/receive calls: eager through pre-posted buffers up to
  * the threshold, RDMA-write rendezvous (RTS, CTS, write, FIN) above it. */
 #include "ibc_int.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Run-time options: defaults from the design, overridden by TNBC_IBCONN_*. */
 #include "ibc_int.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* The protocol engine: routing over static links, the outbox, completion
  * handling, forwarding, and connections made on demand. */
 #include "ibc_int.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Queue pairs, the shared receive queue and registered buffer slots. */
 #include "ibc_int.h"
 

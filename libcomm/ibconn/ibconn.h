@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ibconn: point-to-point messaging over libibverbs with scalable connection
  * modes (design 001): full RC mesh, RC with one shared receive queue, XRC,
  * and group connection with on-demand dedicated connections.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # libcomm/ibconn: connection-scaling messaging over libibverbs, the memory
 # model tool tnbc-connmodel, and their tests (host) and VM tests (soft-RoCE).
 

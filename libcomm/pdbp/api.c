@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * api.c - the communication programming interface (CPI): prcsReg,
  * prcsApplyPipe, sendData, recvData, prcsReleasePipe, prcsFree, and the

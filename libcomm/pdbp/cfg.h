@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cfg.h - PDBP run-time settings, read once from TNBC_PDBP_* variables.
  * A bad value prints one line and falls back to the default.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dev.h - the one interface SGP device transfers go through. A stream GP's
  * buffers live in device memory; sendData copies them to host memory with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dev_cuda.cu - the CUDA implementation of the device interface (dev.h):
  * an SGP's buffers are device memory, copied with cudaMemcpy. Built only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dev_host.c - the host-memory implementation of the device interface: an
  * SGP whose "device" is ordinary memory. Lets every SGP path run and be

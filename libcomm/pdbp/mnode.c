@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * mnode.c - control messages (CMP), the management node pair and the
  * initialization sequence.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # PDBP: pipe dynamic buffer pool over MPI (libcomm/pdbp).
 #   make all          builds $(BUILD)/lib/libpdbp.a and the test/bench programs
 #   make check-pdbp   unit tests (protocol, pool) and MPI tests on 2-4 ranks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pdbp.h - Pipe Dynamic Buffer Pool: streams between generalized processes
  * (GPs) over MPI without writing MPI.

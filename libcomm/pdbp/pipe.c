@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pipe.c - the dynamic pipe pool of a host: the pipe table (pipes[]), the
  * GP-pipe binding table (gps[].pipe / pipes[].gp) and the writer thread that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pool.c - user memory blocks, sub-pool rings and the threshold-based UMB
  * allocation algorithm (design 003, algorithm 1).

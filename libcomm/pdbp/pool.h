@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pool.h - the dynamic double buffer pool (DDBP) of one host.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * proto.c - MESP encoding and validation. Pure functions, no MPI, so the
  * unit tests can feed them any bytes.

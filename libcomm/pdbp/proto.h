@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * proto.h - MESP, the PDBP message protocol: layered headers, control (CMP)
  * and data (DMP) messages, and their validation on receipt.

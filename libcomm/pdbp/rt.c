@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rt.c - bringing a host's PDBP runtime up and down.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rt.h - the PDBP host runtime shared by its parts (internal).
  *

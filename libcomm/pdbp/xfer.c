@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * xfer.c - the data path: writers pack records into send sub-pools, the
  * sender thread pool ships sealed blocks, the receiver thread lands them in

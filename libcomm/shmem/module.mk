@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # libcomm/shmem: tnbc-shmem, OpenSHMEM over MPI-3 with the design's extensions.
 #
 #   build/lib/libtnbc-shmem.{so,a}   the library

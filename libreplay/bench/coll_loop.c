@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Many small and medium collectives, to measure what the interposition
  * costs when it transforms nothing (docs/replay.md).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Cost of landing received data in guarded pages (docs/replay.md).
  *
  *   land_cost [REPS]

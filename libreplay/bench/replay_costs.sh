@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # make bench-replay: the costs of the replay runtime's choices (docs/replay.md).
 #  1. landing: /proc/self/mem writes into guarded pages against memcpy;
 #  2. pass-through: libtnbc-replay.so with no profile, and with

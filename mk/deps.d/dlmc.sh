@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Extract Debian's 6.1 kernel headers (the ABI the VM bench boots) under
 # build/kmod/ without installing them, so the DLMC module can be built with
 #   make -C build/kmod/headers M=$PWD/kmod/dlmc

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Fetch Debian's 6.1 kernel image for the VM bench and extract it under
 # build/vm/ (never installed on the host), index its modules and build the
 # bench's initramfs. Idempotent: returns at once when build/vm/KVER exists.

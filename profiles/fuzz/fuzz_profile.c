@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * libFuzzer target for the profile reader: any input must give a profile or
  * a one-line "NAME:LINE: ..." message, never a crash, a leak or a hang. An

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Naming and state shared by tnbc-cluster and the plm_rsh_agent (sourced).
 #
 # Every kernel object a cluster creates carries the cluster's name, so two

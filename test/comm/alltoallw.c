@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* MPI_Alltoallw: with one datatype for every peer and byte displacements
  * (blocks in reverse order), out of place and in place, on MPI_COMM_WORLD
  * and on a half from MPI_Comm_split (these go early, as alltoallv); and

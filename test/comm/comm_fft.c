@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* An FFT-like program on a 2x2 process grid (the transposes of a 3-D FFT
  * with a pencil decomposition): each step transforms the local pencils,
  * transposes them on the row communicator, transforms again and

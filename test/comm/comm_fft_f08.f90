@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! comm_fft.c in Fortran 2008 (use mpi_f08): an FFT-like program on a 2x2
 ! process grid whose transposes run on row and column communicators from
 ! MPI_Comm_split, then an in-place MPI_Allreduce on the row communicator;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Communicators freed while an early call on them may still be in flight:
  * each round splits MPI_COMM_WORLD into two halves (even and odd ranks),
  * runs an Alltoall on its half, frees the half at once and only then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Communicators made every way, one Alltoall call site used on all of them:
  * MPI_Comm_dup of MPI_COMM_WORLD, MPI_Comm_create (the odd ranks),
  * MPI_Comm_create_group (the even ranks), and the rows of a 2x2 Cartesian

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Derived datatypes with holes: MPI_Bcast of a vector type (every other
  * int of each group), of a struct type (int, gap, double; resized to leave
  * a hole after it), and MPI_Alltoall of a vector type. Before each call the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* MPI_IN_PLACE forms: alltoall, alltoallv, allgather, allgatherv and
  * allreduce (integer sum) with the send data in the receive buffer, on
  * MPI_COMM_WORLD and on a half from MPI_Comm_split. Every element is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Neighbor collectives on buffers still in flight: an Alltoall (which goes
  * early) fills r, whose blocks are then sent at once, unread, by
  * MPI_Neighbor_alltoall on a periodic 2x2 Cartesian grid (and r's first

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* MPI_Reduce_scatter_block (int sum) and MPI_Reduce_scatter (long max,
  * different counts per rank), each also in place, on MPI_COMM_WORLD and on
  * a half from MPI_Comm_split; and one double-sum Reduce_scatter_block,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* MPI_Scatter and MPI_Scatterv (different counts per rank, displacements
  * in reverse order, and the root's MPI_IN_PLACE form) on MPI_COMM_WORLD and
  * on a half from MPI_Comm_split; the root changes from call to call. Every

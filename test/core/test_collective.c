@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Unit tests for core/collective: chunk splitting and the sub-message
  * layout of every handled operation, on both sides, for the root and the
  * other ranks, with MPI_IN_PLACE and derived datatypes.

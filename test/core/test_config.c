@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Unit tests for core/config: TNBC_* settings, good and bad values, and the
  * exact one-line warning a bad value gives (captured from stderr). */
 #include "config.h"

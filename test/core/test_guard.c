@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Unit tests for core/guard: page protection of sub-messages, the SIGSEGV /
  * SIGTRAP handlers, release before system calls, and chaining of foreign
  * faults to the handler that was there before.

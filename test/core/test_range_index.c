@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Unit tests for core/range_index: the address → object map that the fault
  * handler searches. Addresses here are plain numbers (the index never
  * dereferences them). Every test leaves the index empty. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """check_timeline.py TIMELINE.json TRACE.db REPLAY.db ORDER: the timeline read
 back with a JSON parser and checked against the databases (queried here,
 independently of scripts/tnbc-timeline) and against the program's known

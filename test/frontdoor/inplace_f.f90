@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! MPI_ALLREDUCE with MPI_IN_PLACE from `use mpi`: rank r holds r+1..r+4;
 ! on 2 ranks rank 0 must print the sums 3 5 7 9. Under MPICH the Fortran
 ! MPI_IN_PLACE is an address tnbc's Fortran wrappers must recognize.

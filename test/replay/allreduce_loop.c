@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* A plain MPI program: MPI_Allreduce (integer sums, 256 KiB) in a loop,
  * each result read in full. Used by test/replay.sh (check_lsan): every
  * call is a chunked operation under tnbc.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Data integrity of every handled collective, as a plain MPI program.
  *
  *   integrity SEED ITERS

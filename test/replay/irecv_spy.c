@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* A test-only interposer (LD_PRELOAD after libtnbc-replay.so): logs the
  * source of every PMPI_Irecv, in the order they are posted, then passes
  * the call on. The replay runtime posts a call's receives in the profile's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* A plain MPI program that defines functions named like the replay
  * library's internals (land, progress_submit, nbop_create), exported from
  * the executable (built with -rdynamic), and exchanges blocks with

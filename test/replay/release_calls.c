@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* A plain MPI program that hands the receive buffer of an MPI_Alltoall,
  * right after the call, to MPI functions whose wrappers are generated
  * (scripts/gen-release-mpi): MPI_Mprobe + MPI_Mrecv into it (over shared

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Unit tests for libreplay/pieces: how a per-source block is cut into edge
  * parts and body pieces. Checked over many random buffer geometries: the
  * parts cover the block exactly once, in order; head and tail are exactly

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* A plain MPI program that asks for MPI_THREAD_FUNNELED and exchanges
  * blocks with MPI_Alltoall in a loop (used by test/replay.sh, "no cost when
  * off"). With "report" as the second argument, rank 0 also prints the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 7c: MPI_Allgather whose send buffer is the rank's own slot of the
  * receive buffer (not MPI_IN_PLACE; not conforming, but common). */
 #include "tt.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 7: MPI_Alltoallw whose send buffer is still pending from a collective
  * that returned early (the root's Bcast send buffer, the others' receive
  * buffer), with a different datatype per peer, and whose receive buffer is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 8a: a reader thread with every signal blocked reads the buffer a
  * collective of the main thread just filled. */
 #include "tt.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 9: system calls that take a pending buffer: the kernel must see the
  * data (no EFAULT, no short transfer). preadv/pwritev, stat family,
  * getcwd, pipe, uname, poll, readlink, getrandom's absence of EFAULT... */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 8: MPI_File_iwrite_at of a buffer still pending from a collective
  * that returned early, then MPI_Wait; MPI_File_read_at into another pending
  * buffer; then the file read back with read(2) and printed (hash and a few

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 7a: a forked child reads the buffer a collective just filled and
  * reports its checksum through a pipe; the child never calls MPI. */
 #include "tt.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 4: MPI_MAX/MIN on doubles holding signed zeros and NaNs: the result
  * bits depend on the order of application; they must match the plain run. */
 #include "tt.h"

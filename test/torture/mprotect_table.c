@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 5: the program makes the received table read-only with mprotect
  * right after the call, then reads it; later it makes it writable again,
  * and also maps fresh memory over part of it (MAP_FIXED) and discards

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 7: MPI_Mprobe + MPI_Mrecv into a buffer still pending from a
  * collective that returned early: on the root a send buffer whose data may
  * not have left yet, elsewhere a receive buffer whose data may not have

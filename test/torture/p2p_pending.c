@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Own case: MPI_Isend from and MPI_Irecv into buffers still pending from
  * collectives that returned early, completed together by MPI_Waitall. The
  * peer must get the collective's data; the received data must not be

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Own case: MPI_Pack of a buffer still pending from a collective that
  * returned early, MPI_Pack into and MPI_Unpack from / into pending buffers.
  * The packed bytes must be the collective's data. */

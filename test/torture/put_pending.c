@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Own case: MPI_Put from a buffer still pending from a collective that
  * returned early into a window on the peer (fence epochs). The window must
  * receive the collective's data. */

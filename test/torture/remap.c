@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Own case: memory games right after the call: mremap moves the received
  * buffer (to grow it), munmap + mmap at the same address, and a buffer
  * handed back with free() and allocated again at once. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 6: receive buffers in shared mappings: a MAP_SHARED file, a shared
  * anonymous mapping and an MPI_Win_allocate_shared window. */
 #include "tt.h"

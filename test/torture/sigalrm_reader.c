@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 7b: a SIGALRM handler reads the buffer of the last completed
  * collective (a flag says which one is complete), with an interval timer
  * firing during and between calls, and with raise() right after a call. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 8b: the program installs its own SIGSEGV handler with sigset(),
  * sysv_signal() and bsd_signal() after MPI_Init, and takes exactly 5
  * faults of its own (on a page it protects itself) between collectives. */

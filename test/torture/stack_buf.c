@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 2: receive buffers on the stack. A helper receives into a local
  * array, reads 64 bytes of it and returns; the next helper's frame reuses
  * that stack memory at once. Also from a second thread's stack. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Own case: receive buffers in static storage (.bss and .data, as Fortran
  * COMMON blocks and module arrays are), read right after the call, and
  * one of them read again only after MPI_Finalize. */

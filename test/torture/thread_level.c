@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 10b: the thread level the program asked for is the one it sees,
  * from MPI_Init_thread and from MPI_Query_thread. */
 #include "tt.h"

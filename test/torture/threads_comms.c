@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 10: MPI_THREAD_MULTIPLE, two threads running collectives at the
  * same time on two duplicated communicators. */
 #include "tt.h"

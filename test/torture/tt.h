@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared helpers of the torture programs: legal MPI programs that do
  * unusual things with buffers after a blocking collective returned. Each
  * rank collects its output lines; tt_finish prints them in rank order from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Own case: one pending buffer copied into another (a string instruction
  * faulting on two guards at once), and a buffer written by a second thread
  * while the first thread reads another part of it. */

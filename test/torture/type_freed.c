@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 3: a derived datatype freed right after the blocking call returned
  * (legal: the call is complete), then the data read. */
 #include "tt.h"

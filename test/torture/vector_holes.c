@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Case 1: MPI_Bcast with a vector datatype into the even ints of an array
  * while another thread (and then the caller) writes the odd ints, which
  * are not part of the message. Only the type map's bytes may change. */

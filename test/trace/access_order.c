@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* A plain MPI program (no knowledge of tnbc) whose code after each
  * collective reads the received blocks in a known order, so a trace must
  * give back exactly that order.

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! A plain Fortran MPI program (use mpi): after MPI_ALLTOALL it reads the
 ! received blocks in the order given on the command line (e.g. 3,1,0,2).
 program access_order_f

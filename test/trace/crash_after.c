@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* A program with a real bug: after a traced collective it dereferences a
  * null pointer. Under tracing it must still crash with SIGSEGV (the fault
  * is not ours to handle), not hang or carry on. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* A correct MPI program that does with received buffers what real codes
  * do: writes them to a file (write and fwrite), sends them on with
  * MPI_Send, receives into them with MPI_Recv, frees and reallocates them,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* p2p.c - see p2p.h.  Any failure aborts the job with a one-line message. */
 #include "p2p.h"
 

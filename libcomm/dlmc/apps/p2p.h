@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * p2p.h - the point-to-point calls the two applications need, over either
  * the DLMC channel or plain MPI (Open MPI picks its own transport, e.g. the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dlmc_pi - computes pi by the midpoint rule on 4/(1+x^2), the design's
  * short-message application: rank 0 sends each rank the interval count,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dlmc_pingpong - the same latency/bandwidth sweep as dlmc_bench, between
  * ranks 0 and 1 of an MPI job, over the DLMC channel or over MPI itself

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dlmc_tridiag - solves a diagonally dominant tridiagonal system of N
  * unknowns on P ranks, the design's long-message application.  Rank 0

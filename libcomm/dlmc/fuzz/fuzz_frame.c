@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * libFuzzer target for what the DLMC module does with frames off the wire
  * (kmod/dlmc/dlmc_proto.h, shared with the kernel):

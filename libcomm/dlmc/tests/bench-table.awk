@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # bench-table.awk: turns vm-bench.sh output into the markdown tables of
 # docs/dlmc.md.  Usage: awk -f bench-table.awk build/bench/dlmc/mtu1500.txt
 function kv(s,   a, i, n, p) {

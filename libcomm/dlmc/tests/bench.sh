@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # bench-dlmc: runs tests/vm-bench.sh in the VM bench and keeps its output
 # under $BUILD/bench/dlmc/ (numbers are copied into docs/dlmc.md).
 cd "$(dirname "$0")/../../.."

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Suite dlmc: host unit tests, then the module tests in the VM bench
 # (scripts/vm/run), whose counts are added to this suite's.
 cd "$(dirname "$0")/../../.."

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * test_proto.c - host unit tests for the code the kernel module shares with
  * user space (kmod/dlmc/dlmc_proto.h: checksum, frame validation, window

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs inside the VM bench: DLMC vs TCP sockets vs Open MPI's TCP BTL on the
 # same veth pair between namespaces a and b, in one VM run; then the two
 # applications over the DLMC channel and over Open MPI.  Output: one line

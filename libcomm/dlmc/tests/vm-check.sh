@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs inside the VM bench (scripts/vm/run): the DLMC module tests.
 # Ends with "dlmc-vm: N passed, N failed, N skipped" for tests/dlmc.sh.
 export T_SUITE=dlmc-vm T_TIMEOUT=${T_TIMEOUT:-90}

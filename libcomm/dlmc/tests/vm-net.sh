@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # vm-net.sh - sourced inside the VM: two network namespaces joined by a
 # veth pair, the DLMC module, and helpers to move messages between them.
 #   dlmc_net_up [MTU]     namespaces a (va) and b (vb)

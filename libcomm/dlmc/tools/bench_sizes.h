@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_sizes.h - message sizes and repetition counts shared by the
  * socket-level and MPI-level benchmarks, so their tables line up. */
 #ifndef TNBC_DLMC_BENCH_SIZES_H

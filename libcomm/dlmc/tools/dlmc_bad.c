@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dlmc_bad IF - feeds /dev/dlmc bad arguments and checks each is refused
  * with the documented error, and that the endpoint still works afterwards.

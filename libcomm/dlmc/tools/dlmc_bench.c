@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dlmc_bench - latency and bandwidth, 64 B .. 16 MiB, over raw DLMC
  * endpoints or over TCP sockets, with the same program and protocol:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dlmc_raw IF DST - injects hand-made DLMC frames from an AF_PACKET socket
  * on IF toward endpoint DST (aa:bb:cc:dd:ee:ff/ep, on the other end of the

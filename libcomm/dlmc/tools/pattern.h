@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pattern.h - reproducible message contents and a checksum, so a receiver
  * can verify every byte of message i without the sender's help. */
 #ifndef TNBC_DLMC_PATTERN_H

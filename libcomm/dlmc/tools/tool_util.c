@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* tool_util.c - see tool_util.h. */
 #include "tool_util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tool_util.h - argument parsing and set-up shared by the DLMC tools;
  * every bad argument ends the program with a one-line message. */
 #ifndef TNBC_DLMC_TOOL_UTIL_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # ibconn benchmarks on soft-RoCE, inside the VM bench (bench.sh runs it):
 #   scripts/vm/run -t 600 libcomm/ibconn/tests/bench-vm.sh mem|perf|first
 # Prints result lines; numbers go to docs/ibconn.md.

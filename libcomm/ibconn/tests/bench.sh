@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # make bench-ibconn: the model's tables on the host, then memory, latency,
 # bandwidth and time-to-first-message on soft-RoCE in the VM bench.
 # Results: $BUILD/bench/ibconn/*.txt (numbers quoted in docs/ibconn.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Benchmarks of ibconn (run inside the VM bench by bench.sh):
  *
  *   ibc_bench mem        memory per process (accounted, mapped) and connection

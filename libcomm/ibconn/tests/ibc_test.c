@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* MPI test driver for ibconn (run inside the VM bench on soft-RoCE).
  *
  *   ibc_test [VAR=VALUE | STEP]...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Suite "ibconn": the memory model on the host, then the messaging layer on
 # soft-RoCE inside the VM bench (skipped, with the reason, where it cannot run).
 cd "$(dirname "$0")/../../.." || exit 1

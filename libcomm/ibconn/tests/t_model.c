@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* The connection memory model reproduces the design's tables (001). */
 #include "../ibc_model.h"
 

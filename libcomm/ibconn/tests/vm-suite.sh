@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # ibconn tests on soft-RoCE, run inside the VM bench by suite.sh:
 #   scripts/vm/run libcomm/ibconn/tests/vm-suite.sh
 # All steps share one mpirun (MPI start-up dominates under TCG); rank 0

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * pdbp_bench.c - PDBP throughput and pool memory (design 003, figures 8-11).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Plots for make bench-pdbp, shaped like figures 8-11 of design paper 003.
 
 usage: plot.py CSV_DIR OUT_DIR [--link-mbps [TRANSPORT=]R ...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # make bench-pdbp: PDBP throughput (1-to-N, N-to-1, N-to-N, and MPI_Alltoall
 # moving the same bytes) over unit packets of 64 B .. 1 MB on the emulated
 # cluster (its own, brought up here and torn down at the end), and pool

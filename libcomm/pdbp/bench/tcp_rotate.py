@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Plain TCP (no MPI, no PDBP) N-to-N on an emulated cluster: the reference
 for what PDBP's 3-to-3 can reach on the same links (docs/pdbp.md).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * libFuzzer target for MESP's receive side: any bytes must be refused with
  * a one-line reason or parse into a message whose every record lies inside

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * dev_cuda_check.c - the CUDA device back end round trip: host -> device ->
  * host through pdbp_dev_cuda, compared byte for byte. Exits 77 (skip) with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * mpi_pdbp.c - PDBP over MPI, one scenario per run (argv[1]):
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # PDBP test suite: protocol and pool unit tests, then the six calls over MPI
 # on 2-4 ranks: shared memory, Open MPI's TCP BTL on loopback, and the
 # emulated cluster (ranks on separate network-namespace nodes joined by

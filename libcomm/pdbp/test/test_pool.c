@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * test_pool.c - the dynamic double buffer pool: the threshold algorithm's
  * numbers (DF, SU, RSR, m = (RSR-1)*curSize), ring order across growth,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * test_proto.c - MESP encoding round trips, and rejection of malformed
  * messages: hand-made bad ones, then fuzz-style random bytes and random

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * b_irregular.c - irregular kernels of design paper 002, strong scaling.
  *

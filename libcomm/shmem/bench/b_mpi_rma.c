@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * b_mpi_rma.c - the b_putget measurements in plain MPI-3 RMA: one window from
  * MPI_Win_allocate, locked once; MPI_Put + MPI_Win_flush per window of puts

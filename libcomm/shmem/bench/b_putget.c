@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * b_putget.c - 8-byte put message rate and put/get latency, 8 B to 1 MiB.
  * Written against the standard OpenSHMEM API only, so the same source is

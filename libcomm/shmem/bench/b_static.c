@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * b_static.c - static (global) data against heap data, same operations:
  * 8-byte p rate and non-fetching atomic add rate (WINDOW operations then

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # bench-shmem: put rate and put/get latency side by side (tnbc-shmem on shared
 # memory and on MPI RMA, Open MPI's OSHMEM, plain MPI RMA), on one node and
 # over Open MPI's TCP BTL; the irregular kernels from 1 to 4 PEs.

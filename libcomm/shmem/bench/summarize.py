@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Best-of-N tables from bench/run.sh output (rates: max, times: min)."""
 import re
 import sys

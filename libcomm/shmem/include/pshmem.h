@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pshmem.h - the OpenSHMEM profiling interface of tnbc-shmem: every
  * shmem_X routine (and shmemx_X extension) also exists as pshmem_X
  * (pshmemx_X), the same code under a shifted name. A tool defines shmem_X,

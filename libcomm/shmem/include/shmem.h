@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * shmem.h - OpenSHMEM 1.4/1.5 API of tnbc-shmem, an OpenSHMEM library over MPI-3.
  *

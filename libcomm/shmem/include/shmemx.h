@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * shmemx.h - tnbc-shmem extensions for irregular codes (design paper 002).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * am.c - active messages, and the transport of every operation that must run
  * on the target's CPU (remote segment puts, two-address reads).

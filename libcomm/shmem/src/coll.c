@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * coll.c - the classic active-set collectives, mapped onto MPI collectives.
  *

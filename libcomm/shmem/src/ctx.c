@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * ctx.c - OpenSHMEM 1.5 communication contexts.
  *

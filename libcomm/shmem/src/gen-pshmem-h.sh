@@ -1,10 +1,12 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # gen-pshmem-h.sh LIB.so - print pshmem.h, the declarations of the profiling
 # interface: one pshmem_X (pshmemx_X) per exported shmem_X (shmemx_X), typed
 # as its twin with __typeof__ so that no prototype is written twice.
 # include/pshmem.h is its output; check-shmem regenerates and compares it.
 set -eu
 cat <<'HDR'
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pshmem.h - the OpenSHMEM profiling interface of tnbc-shmem: every
  * shmem_X routine (and shmemx_X extension) also exists as pshmem_X
  * (pshmemx_X), the same code under a shifted name. A tool defines shmem_X,

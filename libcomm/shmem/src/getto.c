@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * getto.c - two-address reads: PE src_pe delivers its data into dest_pe.
  *

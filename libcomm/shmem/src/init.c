@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * init.c - start-up and shut-down: communicators, the symmetric heap windows,
  * the static-data window, the choice of transport per PE.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * internal.h - state and helpers shared by the tnbc-shmem sources.
  *

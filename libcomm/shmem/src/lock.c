@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * lock.c - distributed locks: the lock word on PE 0 holds 0 (free) or the
  * owner's PE number + 1, changed only by compare-and-swap.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # pshmem-alias.sh IN.o OUT.o - the OpenSHMEM profiling interface, generated.
 # Every global function shmem_X (shmemx_X) defined in IN.o gets a strong
 # twin pshmem_X (pshmemx_X) at the same address, and shmem_X itself becomes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rma.c - contiguous and strided put/get on both transports.
  *

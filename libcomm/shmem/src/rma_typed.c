@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * rma_typed.c - the typed and sized RMA entry points, generated from the
  * type lists in shmem.h so the header and the library cannot drift apart.

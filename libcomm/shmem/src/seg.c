@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * seg.c - segments: a symmetric-heap area plus a counter of incoming puts.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * static.c - the executable's static data as a symmetric region.
  *

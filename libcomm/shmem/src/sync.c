@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * sync.c - ordering and completion: fence, quiet, barrier_all, the wait/test
  * family and put-with-signal.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * team.c - OpenSHMEM 1.5 teams: SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED, strided
  * and 2-D splits. A team is an MPI communicator plus the map between team PE

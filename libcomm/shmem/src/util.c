@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /*
  * util.c - messages, environment parsing, refusal of bad accesses.
  */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # check-shmem: every multi-PE test on 2-4 PEs over shared memory, over MPI RMA
 # (TNBC_SHMEM_TRANSPORT=rma) and over Open MPI's TCP BTL; bounds refusal in
 # both error modes; unmodified OpenSHMEM programs built with tnbc-oshcc and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_am.c - active messages: delivery, handler atomicity, completion by
  * barrier_all (also of messages sent by handlers), passive progress while a
  * PE waits, refusal of bad arguments. */

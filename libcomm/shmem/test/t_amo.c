@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_amo.c - atomics under contention, every operation, heap and static
  * data; locks protecting a non-atomic read-modify-write. */
 #include "t_common.h"

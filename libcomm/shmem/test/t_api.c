@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_api.c - conformance of the OpenSHMEM 1.5 families added for issue #23,
  * each checked against values computed here from the PE numbers:
  * contexts (created, default, from a team with team PE numbers; C11 forms

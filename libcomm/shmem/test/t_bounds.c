@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_bounds.c - accesses outside the symmetric heap and static data are
  * refused with a message naming the PE and the address, and never written.
  * Run with TNBC_SHMEM_ON_ERROR=skip (refuse and go on) to check the memory;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_coll.c - broadcast, collect, fcollect, to_all reductions, alltoall,
  * barriers on active sets. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* t_common.h - tiny assertion helpers for the multi-PE tests. Every failed
  * CHECK prints the PE, the line and the condition; t_done() returns this
  * PE's own exit status (non-zero when any of its checks failed), which the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_getto.c - two-address reads: PE me asks PE src to deliver into PE dst,
  * for every (src, dst) pair; complete after barrier_all. */
 #include "t_common.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_heap.c - the symmetric heap: same addresses everywhere, alignment, free
  * and reuse, realloc, exhaustion, shmem_ptr and accessibility queries. */
 #include <stdint.h>

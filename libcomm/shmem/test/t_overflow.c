@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_overflow.c - sizes and strides whose byte counts overflow are refused,
  * never wrapped (issue #22 item 11): shmem_malloc(SIZE_MAX) returns NULL and
  * does not hand out the next block twice; strided iput/iget at strides near

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_pshmem: the profiling interface. Run with the ptool tool (preloaded
  * libptool.so or linked statically with libtnbc-shmem.a), which wraps
  * shmem_int_put and shmem_barrier_all and forwards to pshmem_: the tool

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_rma.c - put/get of every flavour, heap and static data, to every PE. */
 #include <string.h>
 #include "t_common.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_seg.c - counted segments: shmemx_sync_seg waits exactly for the expected
  * number of puts, over several phases, with no barrier in between. Counts
  * carry no phase, and a PE can run one phase ahead of a slow one, so the

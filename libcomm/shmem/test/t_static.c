@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_static.c - atomics, locks, signals and large gets on static (global)
  * data, the cases that hung on the MPI RMA path (issue #23): the
  * atomic_set/atomic_fetch ring (each PE spins on its own global), contended

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_sync.c - fence orders puts to one PE, quiet completes all, wait/test,
  * put-with-signal, barrier_all completes puts. */
 #include <string.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_team.c - OpenSHMEM 1.5 teams: world, a strided split, translation, and
  * the team collectives (broadcastmem, fcollectmem, collectmem, alltoallmem,
  * reductions, sync). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* t_threads.c - SHMEM_THREAD_MULTIPLE: 4 threads per PE issue small blocking
  * puts, non-fetching atomics (both go through the staging buffer on the RMA
  * path) and fetching atomics at once; the totals are exact. Then threads of

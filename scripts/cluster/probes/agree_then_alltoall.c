@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* A blocking MPI_Alltoall of BLOCK bytes alone, and after a one-integer
  * MPI_Alltoall on a duplicate communicator (as tnbc's agreement), with
  * rank 1 arriving 30 ms late (docs/cluster.md).

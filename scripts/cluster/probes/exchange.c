@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* A simultaneous exchange of BLOCK bytes each way (docs/cluster.md):
  * MPI_Alltoall, MPI_Isend/MPI_Irecv pairs, pre-posted receives, and rank 1
  * starting 20 ms late; POLL=1 adds a thread calling MPI_Iprobe every 50 us.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # CPU cost of moving data over an emulated cluster's links (docs/cluster.md,
 # "Achieved bandwidth, and the CPU it costs"): 32 MiB each way at once
 # between nodes 0 and 1 of cluster NAME with tcp_tput.py, and the CPU time

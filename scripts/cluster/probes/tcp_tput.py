@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Raw TCP throughput between two emulated nodes, no MPI (docs/cluster.md).
 
   ip netns exec tnbc-NAME-n1 probes/tcp_tput.py server ADDR_OF_N1 MIB uni|bi &

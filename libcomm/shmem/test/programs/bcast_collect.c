@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Broadcast a parameter block, fcollect a result per PE, in C11 generic style. */
 #include <stdio.h>
 #include <shmem.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* RandomAccess in the HPCC style: xor updates to a distributed table with
  * shmem_longlong_atomic_xor, then verified by replaying the updates. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Classic style: start_pes, _my_pe, _num_pes, shmalloc, static symmetric data. */
 #include <stdio.h>
 #include <shmem.h>

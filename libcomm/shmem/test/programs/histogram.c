@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Distributed histogram with atomic adds, checked with a sum reduction. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* A token travels round the ring of PEs, each hop a put plus wait_until. */
 #include <stdio.h>
 #include <shmem.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* ptool.c - a minimal profiling tool over the pshmem_ interface, as a real
  * one (a tracer, a call counter) is written: it defines shmem_int_put and
  * shmem_barrier_all, counts the calls and forwards them to pshmem_. Used
