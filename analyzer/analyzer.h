@@ -166,8 +166,11 @@ double an_median(double *v, int n);
 
 /* decide.c */
 int an_chunks(int64_t block_bytes, int traced_chunks);
-void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inconsistent,
-               double comm_cpu_share);
+/* Sets ps->on and ps->reason. Returns 1 when the verdict rests on the
+ * model's timings (Tcomm, Tinit, TCURC, RCRC: what a trace of low fidelity
+ * gets wrong), 0 when it rests on the call's shape alone. */
+int an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inconsistent,
+              double comm_cpu_share);
 
 /* prio.c */
 int an_priorities(struct tnbc_profile_site *ps, const char *receives);
@@ -185,9 +188,10 @@ struct an_fidelity {
 double an_confidence(const struct an_fidelity *f);
 int an_site_fidelity(struct an_trace *t, const struct an_site *s, struct an_fidelity *f,
                      char *err, size_t errlen);
-/* Record the confidence in ps; turn an `on` site off, saying why, below
- * AN_MIN_CONFIDENCE. */
-void an_fidelity_decide(struct tnbc_profile_site *ps, const struct an_fidelity *f);
+/* Record the confidence in ps. Below AN_MIN_CONFIDENCE a verdict that rests
+ * on the timings (timed, from an_decide) is the trace's to answer for, on or
+ * off: the site is off and the reason says the trace cannot support it. */
+void an_fidelity_decide(struct tnbc_profile_site *ps, const struct an_fidelity *f, int timed);
 
 /* analyze.c */
 int an_analyze(struct an_trace *t, struct tnbc_profile *p, char *err, size_t errlen);

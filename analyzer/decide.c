@@ -60,8 +60,8 @@ static const char *order_note(const struct tnbc_profile_site *ps)
     return "";
 }
 
-void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inconsistent,
-               double comm_cpu_share)
+int an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inconsistent,
+              double comm_cpu_share)
 {
     char cpu[64] = "";
     if (comm_cpu_share > 0)
@@ -71,13 +71,19 @@ void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inco
     ps->on = 0;
     if (inconsistent) {
         ps->reason = reason_fmt("%s", inconsistent);
-    } else if (m->regime == '-') {
+        return 0;
+    }
+    if (m->regime == '-') {
         ps->reason = reason_fmt("no traced call received data at this site");
-    } else if (sub_bytes < AN_TINY_BYTES) {
+        return 0;
+    }
+    if (sub_bytes < AN_TINY_BYTES) {
         ps->reason = reason_fmt("tiny sub-messages: %lld B < %d B break-even (guarding and "
                                 "fault handling cost more than the message)",
                                 (long long)sub_bytes, AN_TINY_BYTES);
-    } else if (m->toverlap_ns <= 0) {
+        return 0;
+    }
+    if (m->toverlap_ns <= 0) {
         if (m->tinit_ns >= m->tcomm_ns)
             ps->reason = reason_fmt("no predicted overlap: Tinit %.1f us >= Tcomm %.1f us",
                                     m->tinit_ns / 1e3, m->tcomm_ns / 1e3);
@@ -107,4 +113,5 @@ void an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inco
                                        : "",
             order_note(ps));
     }
+    return 1;
 }

@@ -94,7 +94,7 @@ int an_site_fidelity(struct an_trace *t, const struct an_site *s, struct an_fide
     return 0;
 }
 
-void an_fidelity_decide(struct tnbc_profile_site *ps, const struct an_fidelity *f)
+void an_fidelity_decide(struct tnbc_profile_site *ps, const struct an_fidelity *f, int timed)
 {
     ps->has_confidence = f->known;
     if (!f->known)
@@ -103,7 +103,7 @@ void an_fidelity_decide(struct tnbc_profile_site *ps, const struct an_fidelity *
     ps->fid_observer_share = f->observer_share;
     ps->fid_steps = f->steps;
     ps->fid_dropped = f->dropped;
-    if (!ps->on || f->confidence >= AN_MIN_CONFIDENCE)
+    if (!timed || f->confidence >= AN_MIN_CONFIDENCE)
         return;
     char buf[400];
     snprintf(buf, sizeof buf,
@@ -114,7 +114,7 @@ void an_fidelity_decide(struct tnbc_profile_site *ps, const struct an_fidelity *
              (long long)f->dropped, ps->reason ? ps->reason : "");
     char *r = strdup(buf);
     if (!r)
-        return;          /* keep the old reason; the site stays on */
+        return; /* keep the old reason; the site keeps its verdict */
     free(ps->reason);
     ps->reason = r;
     ps->on = 0;

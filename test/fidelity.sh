@@ -69,14 +69,17 @@ check_curc() {
 # Blocks of 64 KiB at 100 B from a page boundary: every block has pages of
 # its own, so no shared page needs a single step (docs/trace.md); one
 # fidelity row per traced call (2 ranks x K = 8), nothing dropped, and the
-# site (20 ms between return and first read: clearly worth it) is on.
+# analyzer trusts the trace (confidence >= 0.50, its verdict its own). Whether
+# the site is on depends on the machine: where shared memory moves 64 KiB
+# faster than the call takes to start (Tinit >= Tcomm), it is rightly off.
 check_no_steps() {
     ACCESS_ORDER_CURC_US=20000 traced ns 2 "$B/test/trace/access_order" alltoall 65536 \
         1,0 8 100 || return 1
     [[ $(q "$W/ns.db" "SELECT count(*), sum(steps), sum(dropped) FROM fidelity JOIN call
                        USING (call_id) WHERE op = 'alltoall'") == "16|0|0" ]] ||
         { q "$W/ns.db" "SELECT * FROM fidelity"; return 1; }
-    grep -q 'access_order+0x[0-9a-f]* alltoall: on: .*\[confidence [01]\.[0-9][0-9]\]$' "$W/ns.txt" ||
+    grep -q 'access_order+0x[0-9a-f]* alltoall: o[nf]f*: .*\[confidence \(1\.00\|0\.[5-9][0-9]\)\]$' "$W/ns.txt" &&
+        ! grep -q 'alltoall: .*the trace cannot support' "$W/ns.txt" ||
         { cat "$W/ns.txt"; return 1; }
 }
 
@@ -84,7 +87,7 @@ check_no_steps() {
 # all its blocks are touched): each of the 2 blocks' boundary pages is
 # stepped for every 8-byte read of the block read first, hundreds of steps
 # per call; the analyzer says it cannot trust that trace and turns the
-# site off, with the numbers.
+# site off, with the numbers, whatever the timings predicted.
 check_heavy_steps() {
     TNBC_TRACE_EXACT=1 ACCESS_ORDER_CURC_US=20000 traced ex 2 "$B/test/trace/access_order" \
         alltoall 65536 1,0 8 100 || return 1
