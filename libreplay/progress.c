@@ -143,6 +143,24 @@ static int start_steps(struct nbop *op, int *chunk_gate)
     return started;
 }
 
+#ifdef TNBC_TEST_HOOKS
+/* Sanitizer builds only: TNBC_TEST_LAND_DELAY_US=N holds every landing N us,
+ * so a program that reads right after the early return certainly finds its
+ * data missing and waits in the fault path (test/replay.sh, ThreadSanitizer,
+ * which must see that path run to check it). */
+static void test_land_delay(void)
+{
+    static long us = -1;
+    if (us < 0)
+        us = tnbc_env_long("TNBC_TEST_LAND_DELAY_US", 0, 0, 10L * 1000 * 1000);
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    if (us > 0)
+        nanosleep(&ts, NULL);
+}
+#else
+static void test_land_delay(void) {}
+#endif
+
 static void finish_step(struct nbop *op, int i)
 {
     struct step *s = &op->steps[i];
@@ -154,6 +172,7 @@ static void finish_step(struct nbop *op, int i)
         return;
     /* Each step delivers one guard sub-message: a piece or a chunk. */
     const struct tnbc_submsg *sub = &nbop_guard_layout(op)->sub[s->sub];
+    test_land_delay();
     if (sub->bytes && land(op->layout.recv.base + sub->offset, op->shadow + sub->offset,
                            sub->bytes) != 0) {
         static int warned;

@@ -207,13 +207,15 @@ check_trial() {
 # ThreadSanitizer over the progress thread and the program's thread: the
 # replay library built with -fsanitize=thread, on the integrity program.
 # Open MPI is not instrumented; test/replay/tsan.supp says what is not judged.
+# Its landings are held back (TNBC_TEST_LAND_DELAY_US) so the fault path
+# certainly runs; the summary must show a call that waited there.
 check_tsan() {
     local tsan; tsan=$(gcc -print-file-name=libtsan.so)
     [[ -f "$tsan" && -f "$BUILD_TSAN/lib/libtnbc-replay.so" ]] || { echo "no TSan build"; return 1; }
     # Seed 12: blocks of 37 KiB (seed 31's fit in one page and run blocking).
     pipeline ts 3 force "$P/replay/integrity" 12 2 || return 1
     t_mpirun 3 -x LD_PRELOAD="$tsan:$PWD/$BUILD_TSAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/ts.on.profile" \
-        -x TNBC_PIECE=8192 \
+        -x TNBC_PIECE=8192 -x TNBC_TEST_LAND_DELAY_US=10000 \
         -x TNBC_REPLAY_DIR="$W/ts.tsan.d" \
         -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=1 suppressions=$PWD/test/replay/tsan.supp" \
         "$P/replay/integrity" 12 2 > "$W/ts.tsan" 2>&1 || { tail -40 "$W/ts.tsan"; return 1; }
@@ -221,6 +223,13 @@ check_tsan() {
         { echo "results differ under TSan"; return 1; }
     [[ $(q "$W/ts.tsan.d/rank-000000.db" "SELECT SUM(traced) FROM site") -gt 0 ]] ||
         { echo "nothing was transformed under TSan"; return 1; }
+    # Every landing held 10 ms (a test hook of the sanitizer builds): the
+    # program's reads found data missing, so the fault path ran under TSan.
+    local f waits=0
+    for f in "$W/ts.tsan.d"/rank-*.db; do
+        waits=$((waits + $(q "$f" "SELECT count(*) FROM call WHERE wait_ns > 0")))
+    done
+    [[ $waits -gt 0 ]] || { echo "no call waited in the fault path: TSan did not see it"; return 1; }
     if grep -q 'WARNING: ThreadSanitizer' "$W/ts.tsan"; then
         grep -A30 'WARNING: ThreadSanitizer' "$W/ts.tsan" | head -80; return 1
     fi
