@@ -159,7 +159,18 @@ t_run "timeline: tnbc timeline run.db rep.d -o both.json --html" \
 # The JSON read back, checked against the databases with queries of its own,
 # and against the program's known read order (1 then 0 after every call).
 t_run "timeline: events match the databases and the program's read order" \
-    $PY test/frontdoor/check_timeline.py "$W/both.json" "$W/run.db" "$W/rep.db" 1,0
+    $PY test/frontdoor/check_timeline.py "$W/both.json" "$W/run.db" "$W/rep.db" 1,0 65536
+# A summary written before the activity tables existed: drawn without them.
+old_summary() {
+    cp "$W/rep.db" "$W/old.db" &&
+        $PY -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).executescript("DROP TABLE arrival; DROP TABLE fault_wait; DROP TABLE progress; DROP TABLE activity;")' "$W/old.db" &&
+        "$TNBC" timeline "$W/old.db" -o "$W/old.json" 2> /dev/null &&
+        $PY -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+assert any(e.get("cat") == "collective" for e in ev)
+assert not any(e.get("tid") in (2, 3, 4) for e in ev), "activity tracks from a summary without them"' "$W/old.json"
+}
+t_run "timeline: a replay summary without the activity tables (older tnbc) still reads" old_summary
 
 # The program's identity: the trace records the executable's build-id (as
 # readelf prints it here, independently), the profile carries it, and a
