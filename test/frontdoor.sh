@@ -157,7 +157,7 @@ t_run "workflow: analyze, tuned run (bit-identical output), merge" tuned
 t_run "timeline: tnbc timeline run.db rep.d -o both.json --html" \
     bash -c "cd '$W' && '$TNBC' timeline run.db rep.d -o both.json --html both.html && test -s both.html"
 # The JSON read back, checked against the databases with queries of its own,
-# and against the program's known read order (1 then 0 after every call).
+# and against the program's known shape (2 ranks, blocks of 64 KiB, read 1 then 0).
 t_run "timeline: events match the databases and the program's read order" \
     $PY test/frontdoor/check_timeline.py "$W/both.json" "$W/run.db" "$W/rep.db" 1,0 65536
 # A summary written before the activity tables existed: drawn without them.
