@@ -171,6 +171,27 @@ assert any(e.get("cat") == "collective" for e in ev)
 assert not any(e.get("tid") in (2, 3, 4) for e in ev), "activity tracks from a summary without them"' "$W/old.json"
 }
 t_run "timeline: a replay summary without the activity tables (older tnbc) still reads" old_summary
+# The activity buffer is bounded: with room for 5 events per rank, 5 rows
+# are written, the rest counted as dropped, and the timeline says so.
+bounded() {
+    cd "$W" && TNBC_REPLAY_ACTIVITY_MAX=5 "$TNBC" run -p on.profile --summary cap.d -- \
+        timeout -k 5 60 mpirun --oversubscribe -np 2 "$AO" alltoall 65536 1,0 4 > cap.out &&
+        cmp plain.out cap.out && "$TNBC" merge cap.db cap.d > /dev/null &&
+        "$TNBC" timeline cap.db -o cap.json 2> /dev/null &&
+        $PY -c 'import json, sqlite3, sys
+db = sqlite3.connect("cap.db")
+for rank, events, dropped in db.execute("SELECT rank, events, dropped FROM activity"):
+    rows = sum(db.execute(q, (rank,)).fetchone()[0] for q in (
+        "SELECT count(*) FROM arrival JOIN call USING (call_id) WHERE rank = ?",
+        "SELECT count(*) FROM fault_wait JOIN call USING (call_id) WHERE rank = ?",
+        "SELECT count(*) FROM progress WHERE rank = ?"))
+    # 4 early calls, 2 blocks each: at least 8 arrivals were recorded
+    assert events == 5 and rows == 5 and dropped >= 3, (rank, events, rows, dropped)
+    ev = json.load(open("cap.json"))["traceEvents"]
+    assert [e for e in ev if e.get("cat") == "dropped" and e["args"]["dropped"] == dropped], dropped
+assert db.execute("SELECT count(*) FROM activity").fetchone()[0] == 2'
+}
+t_run "summary: the activity buffer is bounded (TNBC_REPLAY_ACTIVITY_MAX=5), the rest counted as dropped" bounded
 
 # The program's identity: the trace records the executable's build-id (as
 # readelf prints it here, independently), the profile carries it, and a
