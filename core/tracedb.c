@@ -234,3 +234,8 @@ int tnbc_db_fidelity(struct tnbc_db *db, const struct tnbc_fidelity_row *f)
     sqlite3_bind_int64(s, 6, f->dropped);
     return step(db, S_FIDELITY);
 }
+
+struct sqlite3 *tnbc_db_handle(struct tnbc_db *db)
+{
+    return db->h;
+}

@@ -61,4 +61,8 @@ struct tnbc_fidelity_row {
 };
 int tnbc_db_fidelity(struct tnbc_db *db, const struct tnbc_fidelity_row *f);
 
+/* The open SQLite handle, for writers of tables of their own (libreplay's
+ * activity.c). */
+struct sqlite3 *tnbc_db_handle(struct tnbc_db *db);
+
 #endif

@@ -88,3 +88,36 @@ CREATE TABLE IF NOT EXISTS fidelity (
     span_ns     INTEGER NOT NULL,        -- wall time of the span; -1: no next collective
     dropped     INTEGER NOT NULL         -- touch events lost (ring full) in the span
 );
+-- Replay summaries only (libreplay/activity.c): when each receive piece of a
+-- recorded early call landed, when the program waited for one, and when the
+-- progress thread was busy; activity says how many events were kept and
+-- how many the bounded buffer dropped. Empty in traces.
+CREATE TABLE IF NOT EXISTS arrival (
+    call_id INTEGER NOT NULL,
+    piece   INTEGER NOT NULL,            -- the guard's sub-message (piece or chunk) number
+    idx     INTEGER NOT NULL,            -- the block or chunk it belongs to (call.nsub)
+    peer    INTEGER NOT NULL,            -- source rank; -1 for chunks
+    bytes   INTEGER NOT NULL,
+    tsc     INTEGER NOT NULL,            -- landed in the caller's buffer
+    by      TEXT    NOT NULL             -- 'progress' (thread) or 'caller' (its own block)
+);
+CREATE TABLE IF NOT EXISTS fault_wait (
+    call_id   INTEGER NOT NULL,
+    piece     INTEGER NOT NULL,
+    idx       INTEGER NOT NULL,
+    peer      INTEGER NOT NULL,
+    bytes     INTEGER NOT NULL,
+    start_tsc INTEGER NOT NULL,
+    end_tsc   INTEGER NOT NULL,
+    how       TEXT    NOT NULL           -- 'read', 'write', 'access' (a fault) or 'release'
+);
+CREATE TABLE IF NOT EXISTS progress (
+    rank      INTEGER NOT NULL,
+    start_tsc INTEGER NOT NULL,
+    end_tsc   INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS activity (
+    rank    INTEGER PRIMARY KEY,
+    events  INTEGER NOT NULL,            -- rows written to the three tables above
+    dropped INTEGER NOT NULL             -- events past TNBC_REPLAY_ACTIVITY_MAX, not written
+);

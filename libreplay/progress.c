@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "progress.h"
+#include "activity.h"
 #include "clock.h"
 #include "config.h"
 #include "land.h"
@@ -184,6 +185,7 @@ static void finish_step(struct nbop *op, int i)
     else
         nbop_sub_complete(op, s->sub);
     tnbc_guard_open_sub(&op->guard, s->sub);
+    activity_arrival(op, s->sub);
     nbop_sub_landed(op);      /* the last one retires the op's guard */
 }
 
@@ -261,6 +263,7 @@ static void *progress_main(void *unused)
         pthread_mutex_unlock(&P.mu);
         if (stop)
             return NULL;
+        activity_pass_begin();
         for (struct nbop *op = picked; op; op = op->next)
             nbop_pickup(op);      /* nothing left to land: retired at once */
 
@@ -279,6 +282,7 @@ static void *progress_main(void *unused)
                 pp = &op->next;
             }
         }
+        activity_pass_end(progressed, active != NULL);
         if (progressed) {
             long t = (long)(tnbc_ns_now() / 1000);
             backoff = restart_us(t - last);

@@ -20,6 +20,7 @@
  * MPI_Init_thread from the profile, then made common to all ranks with one
  * MPI_Allreduce at initialisation); the progress thread starts on the
  * first call that goes early. */
+#include "activity.h"
 #include "callsite.h"
 #include "clock.h"
 #include "comm_shape.h"
@@ -230,6 +231,8 @@ int tnbc_mode_init(int provided)
     R.window = (int)tnbc_env_long("TNBC_WINDOW", 8, 1, 1024);
     R.sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
     open_summary();
+    if (R.db)
+        activity_init();
     R.on = 1;
     return 1;
 }
@@ -347,6 +350,7 @@ static void on_guard_event(struct tnbc_guard *g, int sub, enum tnbc_guard_event 
     nbop_wait_sub(op, sub);
     progress_urgent(-1);
     atomic_fetch_add(&op->wait_ns, (long long)(tnbc_ns_now() - t0));
+    activity_wait(op, sub, ev, t0);
 }
 
 /* ---- the collective ----------------------------------------------------- */
@@ -641,6 +645,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     phase_end(&clock, PHASE_COPY);
     if (op->per_source)
         nbop_land_self(op);
+    activity_arrival(op, op->self_piece);
     phase_end(&clock, PHASE_LAND_SELF);
     nbop_set_state(op, NBOP_PLANNED, NBOP_IN_FLIGHT);
     progress_submit(op);
@@ -730,6 +735,7 @@ static void write_summary(void)
         };
         tnbc_db_site(R.db, &row);
     }
+    activity_write(R.db, R.rank);
     tnbc_db_run_finished(R.db, R.rank);
     tnbc_db_commit(R.db);
     tnbc_db_close(R.db);

@@ -69,12 +69,22 @@ static const char merge_fidelity_sql[] =
     "INSERT INTO fidelity SELECT call_id + (SELECT n FROM shift), faults, steps, observer_ns,"
     " span_ns, dropped FROM src.fidelity;";
 
-static int src_has_fidelity(sqlite3 *db)
+/* Replay summaries written before the activity tables existed have none. */
+static const char merge_activity_sql[] =
+    "INSERT INTO arrival SELECT call_id + (SELECT n FROM shift), piece, idx, peer, bytes, tsc,"
+    " by FROM src.arrival;"
+    "INSERT INTO fault_wait SELECT call_id + (SELECT n FROM shift), piece, idx, peer, bytes,"
+    " start_tsc, end_tsc, how FROM src.fault_wait;"
+    "INSERT INTO progress SELECT * FROM src.progress;"
+    "INSERT OR REPLACE INTO activity SELECT * FROM src.activity;";
+
+static int src_has(sqlite3 *db, const char *table)
 {
     sqlite3_stmt *st;
     int yes = 0;
     if (sqlite3_prepare_v2(db, "SELECT 1 FROM src.sqlite_master WHERE type = 'table' AND"
-                               " name = 'fidelity'", -1, &st, NULL) == SQLITE_OK)
+                               " name = ?1", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC) == SQLITE_OK)
         yes = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
     return yes;
@@ -91,8 +101,10 @@ static int merge_one(sqlite3 *db, const char *file)
     if (!rc) {
         exec(db, "BEGIN", "begin");
         rc = exec(db, merge_sql, file);
-        if (!rc && src_has_fidelity(db))
+        if (!rc && src_has(db, "fidelity"))
             rc = exec(db, merge_fidelity_sql, file);
+        if (!rc && src_has(db, "activity"))
+            rc = exec(db, merge_activity_sql, file);
         exec(db, rc ? "ROLLBACK" : "COMMIT", "commit");
     }
     exec(db, "DETACH src", "detach");

@@ -157,9 +157,41 @@ t_run "workflow: analyze, tuned run (bit-identical output), merge" tuned
 t_run "timeline: tnbc timeline run.db rep.d -o both.json --html" \
     bash -c "cd '$W' && '$TNBC' timeline run.db rep.d -o both.json --html both.html && test -s both.html"
 # The JSON read back, checked against the databases with queries of its own,
-# and against the program's known read order (1 then 0 after every call).
+# and against the program's known shape (2 ranks, blocks of 64 KiB, read 1 then 0).
 t_run "timeline: events match the databases and the program's read order" \
-    $PY test/frontdoor/check_timeline.py "$W/both.json" "$W/run.db" "$W/rep.db" 1,0
+    $PY test/frontdoor/check_timeline.py "$W/both.json" "$W/run.db" "$W/rep.db" 1,0 65536
+# A summary written before the activity tables existed: drawn without them.
+old_summary() {
+    cp "$W/rep.db" "$W/old.db" &&
+        $PY -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).executescript("DROP TABLE arrival; DROP TABLE fault_wait; DROP TABLE progress; DROP TABLE activity;")' "$W/old.db" &&
+        "$TNBC" timeline "$W/old.db" -o "$W/old.json" 2> /dev/null &&
+        $PY -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+assert any(e.get("cat") == "collective" for e in ev)
+assert not any(e.get("tid") in (2, 3, 4) for e in ev), "activity tracks from a summary without them"' "$W/old.json"
+}
+t_run "timeline: a replay summary without the activity tables (older tnbc) still reads" old_summary
+# The activity buffer is bounded: with room for 5 events per rank, 5 rows
+# are written, the rest counted as dropped, and the timeline says so.
+bounded() {
+    cd "$W" && TNBC_REPLAY_ACTIVITY_MAX=5 "$TNBC" run -p on.profile --summary cap.d -- \
+        timeout -k 5 60 mpirun --oversubscribe -np 2 "$AO" alltoall 65536 1,0 4 > cap.out &&
+        cmp plain.out cap.out && "$TNBC" merge cap.db cap.d > /dev/null &&
+        "$TNBC" timeline cap.db -o cap.json 2> /dev/null &&
+        $PY -c 'import json, sqlite3, sys
+db = sqlite3.connect("cap.db")
+for rank, events, dropped in db.execute("SELECT rank, events, dropped FROM activity"):
+    rows = sum(db.execute(q, (rank,)).fetchone()[0] for q in (
+        "SELECT count(*) FROM arrival JOIN call USING (call_id) WHERE rank = ?",
+        "SELECT count(*) FROM fault_wait JOIN call USING (call_id) WHERE rank = ?",
+        "SELECT count(*) FROM progress WHERE rank = ?"))
+    # 4 early calls, 2 blocks each: at least 8 arrivals were recorded
+    assert events == 5 and rows == 5 and dropped >= 3, (rank, events, rows, dropped)
+    ev = json.load(open("cap.json"))["traceEvents"]
+    assert [e for e in ev if e.get("cat") == "dropped" and e["args"]["dropped"] == dropped], dropped
+assert db.execute("SELECT count(*) FROM activity").fetchone()[0] == 2'
+}
+t_run "summary: the activity buffer is bounded (TNBC_REPLAY_ACTIVITY_MAX=5), the rest counted as dropped" bounded
 
 # The program's identity: the trace records the executable's build-id (as
 # readelf prints it here, independently), the profile carries it, and a
