@@ -88,11 +88,22 @@ for target in "2 1 200mbit 200Mbit" "2 1 500mbit 500Mbit" "2 2 1gbit 1Gbit"; do
     done
     mpiargs=
     [ "$slots" -gt 1 ] && mpiargs="--mca mpi_yield_when_idle 1"
+    # A profile holds per-rank orders for the traced communicator size:
+    # tnbc run runs a site blocking where the sizes differ (docs/replay.md).
+    # So where P changes, the tuned runs use a profile from one trace on the
+    # target ({app}.run.profile); {app}.profile stays the projection, which
+    # tnbc-compare reads as the prediction.
+    tuned_profile={app}.profile trace_modes=() modes=plain,tuned
+    if [ $np != 2 ]; then
+        tuned_profile={app}.run.profile modes=trace,plain,tuned
+        trace_modes=(--mode trace="$T trace -o $OUT/$tag/{app}.db --" --mode-reps trace=1
+            --after trace="$T analyze $OUT/$tag/{app}.db -o $OUT/$tag/{app}.run.profile --comm-cpu-share $share")
+    fi
     cluster "$nodes" "$slots" "$rate"
     bench/run-apps --cluster "$NAME" --np $np --reps "$REPS" --config "$OUT/apps.$np.conf" \
-        --apps "$apps" --modes plain,tuned --out "$OUT/$tag" --tcomm-us 0 \
-        --mpirun-args "$mpiargs" \
-        --mode tuned="$T run -p $OUT/$tag/{app}.profile --" || exit 1
+        --apps "$apps" --modes $modes --out "$OUT/$tag" --tcomm-us 0 \
+        --mpirun-args "$mpiargs" "${trace_modes[@]}" \
+        --mode tuned="$T run -p $OUT/$tag/$tuned_profile --" || exit 1
     echo "== $tag, projected from 2x1 1gbit ($spec, --comm-cpu-share $share)"
     /usr/bin/python3 bench/tnbc-compare "$OUT/$tag" || exit 1
 done
