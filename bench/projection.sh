@@ -93,9 +93,9 @@ for target in "2 1 200mbit 200Mbit" "2 1 500mbit 500Mbit" "2 2 1gbit 1Gbit"; do
     # So where P changes, the tuned runs use a profile from one trace on the
     # target ({app}.run.profile); {app}.profile stays the projection, which
     # tnbc-compare reads as the prediction.
-    tuned_profile={app}.profile trace_modes=() modes=plain,tuned
+    tuned_profile='{app}.profile' trace_modes=() modes=plain,tuned
     if [ $np != 2 ]; then
-        tuned_profile={app}.run.profile modes=trace,plain,tuned
+        tuned_profile='{app}.run.profile' modes=trace,plain,tuned
         trace_modes=(--mode trace="$T trace -o $OUT/$tag/{app}.db --" --mode-reps trace=1
             --after trace="$T analyze $OUT/$tag/{app}.db -o $OUT/$tag/{app}.run.profile --comm-cpu-share $share")
     fi
