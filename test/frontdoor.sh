@@ -64,6 +64,7 @@ t_run "usage: run --summary without a value"   usage_error "option --summary nee
 t_run "usage: analyze without -o"              usage_error "option -o APP.profile is required" analyze x.db
 t_run "usage: analyze -o without a value"      usage_error "option -o needs a value" analyze x.db -o
 t_run "usage: analyze --measured w/o value"    usage_error "option --measured needs a value" analyze x.db -o p --measured
+t_run "usage: analyze --platform w/o value"    usage_error "option --platform needs a value" analyze x.db -o p --platform
 t_run "usage: analyze two traces"              usage_error "one trace database at a time ('b.db')" analyze a.db b.db -o p
 t_run "usage: merge without inputs"            usage_error "needs OUT.db and at least one" merge out.db
 t_run "usage: report unknown --format"         bash -c "cd '$W' && '$TNBC' report x.db --format xml 2>&1 >/dev/null | grep -q \"invalid choice: 'xml'\"; [[ \${PIPESTATUS[0]} -eq 2 ]]"
@@ -105,6 +106,20 @@ t_run "fail: analyze --measured of a missing path names it" \
     fails_naming "--measured nothere: no such file" "/tmp/" "$TNBC" analyze run.db -o x.profile --measured nothere
 t_run "fail: analyze --measured of the trace itself" \
     fails_naming "not a replay summary: 2 rank(s) ran in trace mode" "tnbc-measured" "$TNBC" analyze run.db -o x.profile --measured run.db
+# --platform reaches tnbc-analyze: the profile says it is a projection
+# (docs/analyzer.md), and a bad spec is tnbc-analyze's one-line error.
+projected() {
+    cd "$W" && "$TNBC" analyze run.db -o proj.profile -q \
+        --platform link=200Mbit,latency=50us,ppn=1,nodes=2 &&
+    grep -q '^source .*projection:.*link=200Mbit,latency=50us,ppn=1,nodes=2' proj.profile
+}
+t_run "workflow: analyze --platform writes a projected profile" projected
+bad_platform() {
+    local rc=0 err; err=$(cd "$W" && "$TNBC" analyze run.db -o x.profile --platform bogus=1 2>&1 >/dev/null) || rc=$?
+    [[ $rc -ne 0 ]] || { echo "exit 0 for --platform bogus=1"; return 1; }
+    grep -qF -- "--platform: 'bogus' is not one of link=" <<<"$err" || { echo "'$err' does not name the key"; return 1; }
+}
+t_run "fail: analyze --platform with a bad spec names the key" bad_platform
 t_run "fail: run -p of a missing profile names it" \
     fails_naming "-p missing.profile: no such file" "$ROOT" "$TNBC" run -p missing.profile -- true
 t_run "fail: report of a missing database names it" \
