@@ -26,6 +26,7 @@
 #include "comm_shape.h"
 #include "comms.h"
 #include "config.h"
+#include "identity.h"
 #include "inplace.h"
 #include "intercept.h"
 #include "land.h"
@@ -95,6 +96,7 @@ static struct {
     int wants_on;          /* it turns on a site of a module loaded here */
     int user_level;        /* the thread level the program asked for */
     char prof_err[TNBC_PROFILE_ERRLEN];
+    char identity[TNBC_PROFILE_ERRLEN + 256]; /* why the profile's sites are off, or "" */
     struct tnbc_profile *prof;
     int window;            /* progress thread settings, for its lazy start */
     long sleep_us;
@@ -142,6 +144,7 @@ static void load_profile(void)
         return;
     R.loaded = 1;
     R.prof = tnbc_profile_load(path, R.prof_err, sizeof R.prof_err);
+    identity_check(R.prof, R.identity, sizeof R.identity);
     for (int i = 0; R.prof && i < R.prof->nsites && !R.wants_on; i++)
         R.wants_on = R.prof->sites[i].on && tnbc_op_from_name(R.prof->sites[i].op) >= 0 &&
                      site_module_loaded(R.prof->sites[i].site);
@@ -209,6 +212,8 @@ int tnbc_mode_init(int provided)
         return 0;         /* pass-through */
     if (!R.prof && R.rank == 0)
         tnbc_warn("%s; every collective runs blocking", R.prof_err);
+    if (R.identity[0] && R.rank == 0)
+        tnbc_warn("warning: %s", R.identity);
     if (!all_ranks_on(provided)) {
         /* Off everywhere: exactly as without tnbc (no thread, no agreement).
          * With a summary asked for, the calls are still counted per site,

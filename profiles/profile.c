@@ -66,6 +66,7 @@ void tnbc_profile_free(struct tnbc_profile *p)
     free(p->index);
     free(p->path);
     free(p->source);
+    free(p->program);
     free(p);
 }
 

@@ -99,6 +99,7 @@ struct tnbc_profile {
     int version;
     int world_size;
     char *source;        /* trace database it was made from (informational) */
+    char *program;       /* "NAME ID" of the first `# program NAME ID` comment, or NULL */
     int nsites;
     struct tnbc_profile_site *sites;
     /* Open-addressing hash set of site indices by (site, op), built by the

@@ -36,6 +36,7 @@ struct reader {
     int *seen;         /* open-addressing set of site indices (site, op) */
     size_t seencap;    /* a power of two; 0 before the first site */
     size_t nseen;
+    char *program;     /* the first `# program NAME ID` comment's NAME ID */
 };
 
 static int fail(struct reader *r, const char *fmt, ...)
@@ -94,6 +95,21 @@ static int tokenize(struct reader *r, size_t n)
     return 0;
 }
 
+/* The comment `# program NAME ID` (FORMAT.md) is kept, the first one only:
+ * the runtime compares it with the executable it runs in. */
+static int keep_program(struct reader *r)
+{
+    if (r->program || r->ntok != 4 || strcmp(r->tok[0], "#") != 0 ||
+        strcmp(r->tok[1], "program") != 0)
+        return 0;
+    size_t n = strlen(r->tok[2]) + 1 + strlen(r->tok[3]) + 1;
+    r->program = malloc(n);
+    if (!r->program)
+        return fail(r, "out of memory");
+    snprintf(r->program, n, "%s %s", r->tok[2], r->tok[3]);
+    return 0;
+}
+
 /* Next non-blank, non-comment line: 1 with tokens, 0 at end, -1 error. */
 static int next_line(struct reader *r)
 {
@@ -119,6 +135,8 @@ static int next_line(struct reader *r)
         r->copy[n] = '\0';
         r->pos += n + 1;
         if (tokenize(r, n) < 0)
+            return -1;
+        if (r->ntok > 0 && r->tok[0][0] == '#' && keep_program(r) < 0)
             return -1;
         if (r->ntok == 0 || r->tok[0][0] == '#')
             continue;
@@ -636,7 +654,10 @@ struct tnbc_profile *tnbc_profile_parse(const char *buf, size_t len, const char 
         p->index = r.seen;
         p->index_cap = r.seencap;
         r.seen = NULL;
+        p->program = r.program;
+        r.program = NULL;
     }
+    free(r.program);
     free(r.copy);
     free(r.tok);
     free(r.seen);

@@ -227,6 +227,19 @@ identity() {
         [[ $(sqlite3 other.db "SELECT count(*) FROM call WHERE wait_ns >= 0") -eq 0 ]] ||
         { echo "early returns with a profile of another build"; return 1; }
     [[ -z $(ls -A | grep '\.checked$') ]] || { echo "checked copy left behind"; return 1; }
+    # Without the front door (a launcher tnbc cannot wrap), the runtime
+    # compares the build-id itself: one warning, from rank 0, and no early return.
+    timeout -k 5 60 mpirun --oversubscribe -np 2 -x LD_PRELOAD="$ROOT/$B/lib/libtnbc-replay.so" \
+        -x TNBC_PROFILE="$W/other.profile" -x TNBC_REPLAY_DIR="$W/direct.d" \
+        "$AO" alltoall 65536 1,0 4 > direct.out 2> direct.err && cmp plain.out direct.out || return 1
+    local on; on=$(awk '/^site access_order\+/ { s = 1; next } /^site / { s = 0 }
+                        s && /^  decision on/ { n++ } END { print n + 0 }' other.profile)
+    [[ $on -gt 0 && $(grep -c 'made for another build' direct.err) -eq 1 ]] &&
+        grep -q "^tnbc\[0\]: warning: $W/other.profile was made for another build of access_order (build-id:0000; this one is build-id:$id): its $on call sites in access_order that were on run blocking$" direct.err ||
+        { cat direct.err; return 1; }
+    "$TNBC" merge direct.db direct.d > /dev/null &&
+        [[ $(sqlite3 direct.db "SELECT count(*) FROM call WHERE wait_ns >= 0") -eq 0 ]] ||
+        { echo "early returns with a profile of another build, started without the front door"; return 1; }
     # and the profile of this build: early returns (8 Alltoalls, 2 ranks x 4)
     [[ $(sqlite3 rep.db "SELECT count(*) FROM call WHERE op = 'alltoall' AND wait_ns >= 0") -eq 8 ]]
 }
