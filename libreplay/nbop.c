@@ -609,6 +609,30 @@ static void scatter_cut(long count, int m, int c, long *first, long *n)
 
 #define SCATTER_MAX_CHUNKS 64
 
+/* Scatter(v) and reduce_scatter(_block): one chunk step per scatter_cut
+ * share of this rank's `count` received elements, in the profile's
+ * priority order; an empty share has no sub-message. The step lands in the
+ * receive shadow (no shadow: a root scattering in place receives nothing). */
+static const char *cut_chunk_steps(struct nbop *op, const struct tnbc_profile_site *site, int m,
+                                   long count)
+{
+    int me = op->layout.comm_rank;
+    MPI_Aint ext = nbop_extent(op->a.rtype);
+    for (int c = 0, sub = 0; c < m; c++) {
+        long first, n;
+        struct step *s = step_new(op);
+        int prio = tnbc_profile_recv_prio(site, me, c);
+        if (!s)
+            return nbop_oom;
+        scatter_cut(count, m, c, &first, &n);
+        *s = (struct step){ .kind = STEP_CHUNK, .sub = n > 0 && op->layout.recv.nsub ? sub++ : -1,
+                            .peer = c, .prio = prio < 0 ? INT_MAX : prio,
+                            .buf = op->vrecv ? op->vrecv + first * ext : NULL,
+                            .count = (int)n, .type = op->a.rtype, .chunk_first = first };
+    }
+    return NULL;
+}
+
 const int *nbop_scatter_counts(const struct nbop *op, int c)
 {
     return op->scatter_cd ? op->scatter_cd + (size_t)c * 2 * (size_t)op->layout.comm_size : NULL;
@@ -637,13 +661,13 @@ static const char *scattered(struct nbop *op, const struct tnbc_profile_site *si
     if (!in_place) {
         op->vrecv = mirror(&op->layout.recv, a->recvbuf, &op->shadow, 0);
         if (!op->vrecv)
-            return "out of memory";
+            return nbop_oom;
     }
     if (root) {
         op->vsend = mirror(&op->layout.send, a->sendbuf, &op->sendcopy, 1);
         op->scatter_cd = malloc((size_t)m * 2 * (size_t)p * sizeof *op->scatter_cd);
         if (!op->vsend || !op->scatter_cd)
-            return "out of memory";
+            return nbop_oom;
         for (int c = 0; c < m; c++)
             for (int k = 0; k < p; k++) {
                 long count = a->scounts ? a->scounts[k] : a->scount, first, n;
@@ -653,21 +677,7 @@ static const char *scattered(struct nbop *op, const struct tnbc_profile_site *si
                 op->scatter_cd[((size_t)c * 2 + 1) * (size_t)p + (size_t)k] = (int)(displ + first);
             }
     }
-    long count = in_place ? 0 : a->rcount;
-    MPI_Aint ext = nbop_extent(a->rtype);
-    for (int c = 0, sub = 0; c < m; c++) {
-        long first, n;
-        struct step *s = step_new(op);
-        int prio = tnbc_profile_recv_prio(site, me, c);
-        if (!s)
-            return "out of memory";
-        scatter_cut(count, m, c, &first, &n);
-        *s = (struct step){ .kind = STEP_CHUNK, .sub = n > 0 && op->layout.recv.nsub ? sub++ : -1,
-                            .peer = c, .prio = prio < 0 ? INT_MAX : prio,
-                            .buf = in_place ? NULL : op->vrecv + first * ext,
-                            .count = (int)n, .type = a->rtype, .chunk_first = first };
-    }
-    return NULL;
+    return cut_chunk_steps(op, site, m, in_place ? 0 : a->rcount);
 }
 
 /* Reduce_scatter(_block) as m MPI_Ireduce_scatter, one per chunk: chunk c
@@ -694,7 +704,7 @@ static const char *reduce_scattered(struct nbop *op, const struct tnbc_profile_s
     op->sendcopy = malloc((size_t)(total ? total : 1) * (size_t)ext);
     op->scatter_cd = malloc((size_t)m * 2 * (size_t)p * sizeof *op->scatter_cd);
     if (!op->vrecv || !op->sendcopy || !op->scatter_cd)
-        return "out of memory";
+        return nbop_oom;
     op->vsend = op->sendcopy;
     /* counts[k]: rank k's part of chunk c; displs[0]: where chunk c starts
      * in the packed copy (elements). */
@@ -713,20 +723,7 @@ static const char *reduce_scattered(struct nbop *op, const struct tnbc_profile_s
             block += count;
         }
     }
-    long mine = a->rcounts ? a->rcounts[me] : a->rcount;
-    for (int c = 0, sub = 0; c < m; c++) {
-        long first, n;
-        struct step *s = step_new(op);
-        int prio = tnbc_profile_recv_prio(site, me, c);
-        if (!s)
-            return "out of memory";
-        scatter_cut(mine, m, c, &first, &n);
-        *s = (struct step){ .kind = STEP_CHUNK, .sub = n > 0 && op->layout.recv.nsub ? sub++ : -1,
-                            .peer = c, .prio = prio < 0 ? INT_MAX : prio,
-                            .buf = op->vrecv + first * ext, .count = (int)n, .type = a->rtype,
-                            .chunk_first = first };
-    }
-    return NULL;
+    return cut_chunk_steps(op, site, m, a->rcounts ? a->rcounts[me] : a->rcount);
 }
 
 struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_site *site,
