@@ -476,7 +476,7 @@ check_release_list() {
 
 t_run "release before every MPI call with a buffer (generated from mpi.h)" check_release_list
 # Allocation failure: in the sanitizer build, TNBC_TEST_FAIL_ALLOC=N fails
-# every N-th allocation of libreplay/nbop.c. The calls hit run blocking
+# every N-th allocation of the op's files (libreplay/testalloc.h). The calls hit run blocking
 # (counted as no-memory), the results are the plain run's, nothing aborts,
 # hangs, or leaks memory of the library's (LeakSanitizer).
 check_alloc_failure() {
