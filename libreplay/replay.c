@@ -200,6 +200,24 @@ static int all_ranks_on(int provided)
     return 1;
 }
 
+/* Profiles without a `piece` line mean the pieces every analyzer assumed. */
+_Static_assert(TNBC_PROFILE_PIECE_DEFAULT == PIECES_DEFAULT_BYTES,
+               "profiles/profile.h and libreplay/pieces.h disagree on the default piece");
+
+/* Body pieces of the size the analyzer assumed when it predicted the
+ * savings (the profile's `piece` line), unless TNBC_PIECE says otherwise;
+ * then rank 0 says once that it overrides the profile. */
+static long piece_bytes(void)
+{
+    long prof = R.prof ? R.prof->piece_bytes : PIECES_DEFAULT_BYTES;
+    if (!tnbc_env_str("TNBC_PIECE", NULL))
+        return prof;
+    long env = tnbc_env_long("TNBC_PIECE", prof, 0, TNBC_PROFILE_PIECE_MAX);
+    if (R.rank == 0)
+        tnbc_warn("TNBC_PIECE=%ld overrides the profile's piece size (%ld bytes)", env, prof);
+    return env;
+}
+
 int tnbc_mode_init(int provided)
 {
     PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
@@ -225,8 +243,7 @@ int tnbc_mode_init(int provided)
     comms_init(drain, sizeof(struct edge_req));
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
     R.trial = tnbc_env_bool("TNBC_REPLAY_TRIAL", 0);
-    nbop_configure(tnbc_env_long("TNBC_PIECE", PIECES_DEFAULT_BYTES, 0, 1L << 30),
-                   tnbc_env_bool("TNBC_NODE_SCHEDULE", 1));
+    nbop_configure(piece_bytes(), tnbc_env_bool("TNBC_NODE_SCHEDULE", 1));
     R.window = (int)tnbc_env_long("TNBC_WINDOW", 8, 1, 1024);
     R.sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
     open_summary();
