@@ -240,6 +240,7 @@ int an_analyze(struct an_trace *t, struct tnbc_profile *p, char *err, size_t err
     int n = 0, rc = 0;
     p->version = TNBC_PROFILE_VERSION;
     p->world_size = t->world_size;
+    p->piece_bytes = PIECES_DEFAULT_BYTES;   /* what the model assumes (model.c) */
     p->source = strdup(t->path);
     if (!p->source || an_trace_sites(t, &sites, &ops, &n, err, errlen) < 0)
         rc = -1;

@@ -2,7 +2,9 @@
 /* Helpers shared by the benchmark applications (see bench_util.h). */
 #include "bench_util.h"
 
+#include <complex.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,4 +218,45 @@ int bench_report(const char *app, const char *extra, const struct bench_times *t
     free(buf);
     free(mx);
     return all_ok ? 0 : 1;
+}
+
+/* ---- the FFT kernel of fft3d and pencil ---------------------------------- */
+
+typedef double complex cplx;
+
+void bench_fft(cplx *v, int n, size_t s, int sign, const cplx *tw)
+{
+    for (int i = 1, j = 0; i < n; i++) { /* bit reversal */
+        int bit = n >> 1;
+        for (; j & bit; bit >>= 1)
+            j ^= bit;
+        j ^= bit;
+        if (i < j) {
+            cplx t = v[i * s]; v[i * s] = v[j * s]; v[j * s] = t;
+        }
+    }
+    for (int len = 2; len <= n; len <<= 1) {
+        int step = n / len;
+        for (int i = 0; i < n; i += len)
+            for (int k = 0; k < len / 2; k++) {
+                cplx w = sign < 0 ? tw[k * step] : conj(tw[k * step]);
+                cplx u = v[(i + k) * s], t = w * v[(i + k + len / 2) * s];
+                v[(i + k) * s] = u + t;
+                v[(i + k + len / 2) * s] = u - t;
+            }
+    }
+}
+
+cplx *bench_fft_twiddles(int n)
+{
+    cplx *tw = bench_alloc(sizeof(cplx) * ((size_t)n / 2 + 1));
+    for (size_t k = 0; k < (size_t)n / 2 + 1; k++)
+        tw[k] = cexp(-2 * M_PI * I * (double)k / (double)n);
+    return tw;
+}
+
+cplx bench_fft_input(int x, int y, int z)
+{
+    uint64_t h = bench_pattern((uint64_t)x, (uint64_t)y, (uint64_t)z);
+    return ((double)(h & 0xffff) / 32768.0 - 1.0) + I * ((double)(h >> 48) / 32768.0 - 1.0);
 }

@@ -82,4 +82,15 @@ void bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noret
 
 void *bench_alloc(size_t bytes);
 
+/* The FFT kernel of fft3d and pencil, in double _Complex (this header does
+ * not include <complex.h>, whose macro I would reach every application).
+ * bench_fft: in-place radix-2 FFT of v[0], v[s], ..., v[(n-1)s] (n a power
+ * of two); sign -1 forward, +1 inverse (unscaled); tw from
+ * bench_fft_twiddles(n). */
+void bench_fft(double _Complex *v, int n, size_t s, int sign, const double _Complex *tw);
+/* e^{-2 pi i k / n} for k <= n/2, allocated (bench_alloc; free() it). */
+double _Complex *bench_fft_twiddles(int n);
+/* The input grid's value at (x, y, z): the same on every rank. */
+double _Complex bench_fft_input(int x, int y, int z);
+
 #endif

@@ -23,45 +23,15 @@ struct grid {
     cplx *tw;              /* twiddles e^{-2 pi i k / n}, k < n/2 */
 };
 
-/* In-place radix-2 FFT of v[0], v[s], ..., v[(n-1)s]; sign -1 forward. */
-static void fft(cplx *v, int n, size_t s, int sign, const cplx *tw)
-{
-    for (int i = 1, j = 0; i < n; i++) { /* bit reversal */
-        int bit = n >> 1;
-        for (; j & bit; bit >>= 1)
-            j ^= bit;
-        j ^= bit;
-        if (i < j) {
-            cplx t = v[i * s]; v[i * s] = v[j * s]; v[j * s] = t;
-        }
-    }
-    for (int len = 2; len <= n; len <<= 1) {
-        int step = n / len;
-        for (int i = 0; i < n; i += len)
-            for (int k = 0; k < len / 2; k++) {
-                cplx w = sign < 0 ? tw[k * step] : conj(tw[k * step]);
-                cplx u = v[(i + k) * s], t = w * v[(i + k + len / 2) * s];
-                v[(i + k) * s] = u + t;
-                v[(i + k + len / 2) * s] = u - t;
-            }
-    }
-}
-
-static cplx input(int x, int y, int z)
-{
-    uint64_t h = bench_pattern((uint64_t)x, (uint64_t)y, (uint64_t)z);
-    return ((double)(h & 0xffff) / 32768.0 - 1.0) + I * ((double)(h >> 48) / 32768.0 - 1.0);
-}
-
 static void yz_ffts(struct grid *g, int sign)
 {
     size_t n = (size_t)g->n;
     for (int xl = 0; xl < g->nl; xl++) {
         cplx *p = g->a + (size_t)xl * n * n;
         for (size_t y = 0; y < n; y++)
-            fft(p + y * n, g->n, 1, sign, g->tw);
+            bench_fft(p + y * n, g->n, 1, sign, g->tw);
         for (size_t z = 0; z < n; z++)
-            fft(p + z, g->n, n, sign, g->tw);
+            bench_fft(p + z, g->n, n, sign, g->tw);
     }
 }
 
@@ -124,7 +94,7 @@ static void fill_input(struct grid *g)
     for (int xl = 0; xl < g->nl; xl++)
         for (size_t y = 0; y < n; y++)
             for (size_t z = 0; z < n; z++)
-                g->a[((size_t)xl * n + y) * n + z] = input(g->rank * g->nl + xl, (int)y, (int)z);
+                g->a[((size_t)xl * n + y) * n + z] = bench_fft_input(g->rank * g->nl + xl, (int)y, (int)z);
 }
 
 /* Direct DFT of the input at (kx, ky, kz) compared with the transform's value. */
@@ -137,7 +107,7 @@ static int check_coefficient(struct grid *g, int kx, int ky, int kz)
         for (int y = 0; y < n; y++)
             for (int z = 0; z < n; z++) {
                 long ph = ((long)kx * x + (long)ky * y + (long)kz * z) % n;
-                cplx v = input(x, y, z) * cexp(-2 * M_PI * I * (double)ph / n);
+                cplx v = bench_fft_input(x, y, z) * cexp(-2 * M_PI * I * (double)ph / n);
                 part[0] += creal(v);
                 part[1] += cimag(v);
             }
@@ -158,7 +128,7 @@ static int check_roundtrip(struct grid *g)
     double scale = 1.0 / ((double)n * (double)n * (double)n), worst = 0;
     for (size_t i = 0; i < total; i++) {
         size_t xl = i / (n * n), y = i / n % n, z = i % n;
-        double e = cabs(g->a[i] * scale - input(g->rank * g->nl + (int)xl, (int)y, (int)z));
+        double e = cabs(g->a[i] * scale - bench_fft_input(g->rank * g->nl + (int)xl, (int)y, (int)z));
         if (!(e <= worst)) /* also catches NaN */
             worst = isnan(e) ? INFINITY : e;
     }
@@ -188,9 +158,7 @@ int main(int argc, char **argv)
     g.b = bench_alloc(sizeof(cplx) * cells);
     g.sbuf = bench_alloc(sizeof(cplx) * cells);
     g.rbuf = bench_alloc(sizeof(cplx) * cells);
-    g.tw = bench_alloc(sizeof(cplx) * (n / 2 + 1));
-    for (size_t k = 0; k < n / 2 + 1; k++)
-        g.tw[k] = cexp(-2 * M_PI * I * (double)k / (double)n);
+    g.tw = bench_fft_twiddles(g.n);
 
     struct bench_times t = bench_times_new(c.iters);
     int ok = 1;
@@ -205,14 +173,14 @@ int main(int argc, char **argv)
             ((uint64_t *)g.rbuf)[0] ^= 1ull << 61;
         unpack_b(&g);
         for (size_t yz = 0; yz < (size_t)g.nl * n; yz++)
-            fft(g.b + yz * n, g.n, 1, -1, g.tw);
+            bench_fft(g.b + yz * n, g.n, 1, -1, g.tw);
         double t_fwd = bench_now();
         /* Untimed: the spectrum at a few points against a direct DFT. */
         int ck = check_coefficient(&g, 1, 0, 0) & check_coefficient(&g, 0, g.n - 1, 2) &
                  check_coefficient(&g, 3, g.n / 2, 1) & check_coefficient(&g, g.n - 1, 1, g.n - 1);
         double t1 = bench_now();
         for (size_t yz = 0; yz < (size_t)g.nl * n; yz++)
-            fft(g.b + yz * n, g.n, 1, +1, g.tw);
+            bench_fft(g.b + yz * n, g.n, 1, +1, g.tw);
         pack_b(&g);
         coll += transpose(&g);
         unpack_a(&g);

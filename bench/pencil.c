@@ -30,41 +30,11 @@ struct grid {
     cplx *tw;               /* twiddles e^{-2 pi i k / n}, k <= n/2 */
 };
 
-/* In-place radix-2 FFT of v[0], v[s], ..., v[(n-1)s]; sign -1 forward. */
-static void fft(cplx *v, int n, size_t s, int sign, const cplx *tw)
-{
-    for (int i = 1, j = 0; i < n; i++) { /* bit reversal */
-        int bit = n >> 1;
-        for (; j & bit; bit >>= 1)
-            j ^= bit;
-        j ^= bit;
-        if (i < j) {
-            cplx t = v[i * s]; v[i * s] = v[j * s]; v[j * s] = t;
-        }
-    }
-    for (int len = 2; len <= n; len <<= 1) {
-        int step = n / len;
-        for (int i = 0; i < n; i += len)
-            for (int k = 0; k < len / 2; k++) {
-                cplx w = sign < 0 ? tw[k * step] : conj(tw[k * step]);
-                cplx u = v[(i + k) * s], t = w * v[(i + k + len / 2) * s];
-                v[(i + k) * s] = u + t;
-                v[(i + k + len / 2) * s] = u - t;
-            }
-    }
-}
-
-static cplx input(int x, int y, int z)
-{
-    uint64_t h = bench_pattern((uint64_t)x, (uint64_t)y, (uint64_t)z);
-    return ((double)(h & 0xffff) / 32768.0 - 1.0) + I * ((double)(h >> 48) / 32768.0 - 1.0);
-}
-
 /* FFTs of `count` contiguous lines of length n. */
 static void lines(cplx *p, size_t count, int n, int sign, const cplx *tw)
 {
     for (size_t l = 0; l < count; l++)
-        fft(p + l * (size_t)n, n, 1, sign, tw);
+        bench_fft(p + l * (size_t)n, n, 1, sign, tw);
 }
 
 /* One function for both transposes: one call site, two communicators. */
@@ -176,7 +146,7 @@ static void fill_input(struct grid *g)
         for (size_t yl = 0; yl < g->ny; yl++)
             for (size_t z = 0; z < n; z++)
                 g->a[(xl * g->ny + yl) * n + z] =
-                    input(g->r * (int)g->nx + (int)xl, g->c * (int)g->ny + (int)yl, (int)z);
+                    bench_fft_input(g->r * (int)g->nx + (int)xl, g->c * (int)g->ny + (int)yl, (int)z);
 }
 
 /* Direct DFT of the input at (kx, ky, kz) compared with the transform's value. */
@@ -189,7 +159,7 @@ static int check_coefficient(struct grid *g, int kx, int ky, int kz)
             for (int z = 0; z < n; z++) {
                 int x = g->r * (int)g->nx + xl, y = g->c * (int)g->ny + yl;
                 long ph = ((long)kx * x + (long)ky * y + (long)kz * z) % n;
-                cplx v = input(x, y, z) * cexp(-2 * M_PI * I * (double)ph / n);
+                cplx v = bench_fft_input(x, y, z) * cexp(-2 * M_PI * I * (double)ph / n);
                 part[0] += creal(v);
                 part[1] += cimag(v);
             }
@@ -210,7 +180,7 @@ static int check_roundtrip(struct grid *g)
     double scale = 1.0 / ((double)n * (double)n * (double)n), worst = 0;
     for (size_t i = 0; i < total; i++) {
         size_t xl = i / (g->ny * n), yl = i / n % g->ny, z = i % n;
-        double e = cabs(g->a[i] * scale - input(g->r * (int)g->nx + (int)xl,
+        double e = cabs(g->a[i] * scale - bench_fft_input(g->r * (int)g->nx + (int)xl,
                                                 g->c * (int)g->ny + (int)yl, (int)z));
         if (!(e <= worst)) /* also catches NaN */
             worst = isnan(e) ? INFINITY : e;
@@ -260,9 +230,7 @@ int main(int argc, char **argv)
     g.x = bench_alloc(sizeof(cplx) * cells);
     g.sbuf = bench_alloc(sizeof(cplx) * cells);
     g.rbuf = bench_alloc(sizeof(cplx) * cells);
-    g.tw = bench_alloc(sizeof(cplx) * (n / 2 + 1));
-    for (size_t k = 0; k < n / 2 + 1; k++)
-        g.tw[k] = cexp(-2 * M_PI * I * (double)k / (double)n);
+    g.tw = bench_fft_twiddles(g.n);
 
     struct bench_times t = bench_times_new(c.iters);
     int ok = 1;

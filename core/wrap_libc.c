@@ -102,15 +102,21 @@ static int takes_mode(int flags)
     return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
+/* The optional mode argument of the variadic caller whose last named
+ * parameter is `flags` (a macro: va_start needs the caller's frame). */
+#define OPEN_MODE(flags, mode)                                  \
+    do {                                                        \
+        va_list ap_;                                            \
+        va_start(ap_, flags);                                   \
+        (mode) = takes_mode(flags) ? va_arg(ap_, mode_t) : 0;   \
+        va_end(ap_);                                            \
+    } while (0)
+
 int open(const char *path, int flags, ...)
 {
     REAL(open);
-    mode_t mode = 0;
-    va_list ap;
-    va_start(ap, flags);
-    if (takes_mode(flags))
-        mode = va_arg(ap, mode_t);
-    va_end(ap);
+    mode_t mode;
+    OPEN_MODE(flags, mode);
     rel_str(path);
     return real_open(path, flags, mode);
 }
@@ -118,12 +124,8 @@ int open(const char *path, int flags, ...)
 int openat(int dir, const char *path, int flags, ...)
 {
     REAL(openat);
-    mode_t mode = 0;
-    va_list ap;
-    va_start(ap, flags);
-    if (takes_mode(flags))
-        mode = va_arg(ap, mode_t);
-    va_end(ap);
+    mode_t mode;
+    OPEN_MODE(flags, mode);
     rel_str(path);
     return real_openat(dir, path, flags, mode);
 }

@@ -151,9 +151,11 @@ int nbop_step_tag(const struct nbop *op, const struct step *s);
 void nbop_land_self(struct nbop *op);
 /* Blocks until every head/tail part has landed. */
 void nbop_wait_edges(struct nbop *op);
-/* Called by the progress thread when receive step i has landed: counts
- * an edge part and completes the step's piece. */
-void nbop_part_landed(struct nbop *op, int i);
+/* Called by the progress thread when step i has completed: lands the
+ * guard sub-message it received (if any) from the shadow, counts an edge
+ * part, completes and opens the sub-message, and retires the op (disarms
+ * its guard) after the last one. */
+void nbop_step_landed(struct nbop *op, int i);
 /* Frees a PLANNED op (after disarming its guard) or a DONE one. */
 void nbop_free(struct nbop *op);
 /* Moves op from state `from` to `to` (asserted) and wakes waiters. */
@@ -162,26 +164,37 @@ void nbop_set_state(struct nbop *op, enum nbop_state from, enum nbop_state to);
 void nbop_wait_retired(struct nbop *op);
 /* Progress thread: counts the guard sub-messages still to land, and
  * retires the op (disarms its guard) when none is left. Called once at
- * pickup and after each landed sub-message (nbop_sub_landed). */
+ * pickup; nbop_step_landed counts them down. */
 void nbop_pickup(struct nbop *op);
-void nbop_sub_landed(struct nbop *op);
 /* Marks guard sub-message `sub` complete and wakes waiters. */
 void nbop_sub_complete(struct nbop *op, int sub);
 /* Blocks (async-signal-safe) until guard sub-message `sub` is complete. */
 void nbop_wait_sub(struct nbop *op, int sub);
+/* Is guard sub-message `sub` complete? Async-signal-safe. */
+int nbop_sub_is_done(const struct nbop *op, int sub);
+/* Arms the receive guard of a PLANNED op over nbop_guard_layout(), with
+ * `hook` for the fault path (g->user is the op), after waiting for every
+ * earlier op whose guard meets those pages to retire; opens the
+ * sub-messages complete from the start. 1 when armed, 0 when nothing
+ * could be guarded. */
+int nbop_arm(struct nbop *op, tnbc_guard_hook hook);
+/* The receive sub-messages the program could read without a fault, for
+ * operations without edge parts: those with bytes in unguarded edge pages
+ * (all of them when nothing was armed). Taken before the op is submitted
+ * (then its guard's arrays may go at any time). A malloc'd list of *n
+ * indices, NULL when out of memory. */
+int *nbop_unguarded_subs(const struct nbop *op, int armed, int *n);
 
 /* The reason nbop_create gives when an allocation failed (so the caller
  * can count it apart from unsupported forms). */
 extern const char nbop_oom[];
 
-/* Body pieces of about this many bytes (0: one per block). Set once at
- * start, from TNBC_PIECE. */
-extern long nbop_piece_bytes;
-
-/* Node schedule (digest 000: one process's highest-priority blocks get
- * the node's network to themselves at a time): 1 to use the profile's node
- * phases, 0 to ignore them. Set once at start. */
-extern int nbop_node_schedule;
+/* Called once at start, before any op: body pieces of about piece_bytes
+ * bytes (0: one per block; default PIECES_DEFAULT_BYTES), and the node
+ * schedule (digest 000: one process's highest-priority blocks get the
+ * node's network to themselves at a time): 1 to use the profile's node
+ * phases (the default), 0 to ignore them. */
+void nbop_configure(long piece_bytes, int node_schedule);
 
 /* Scatter(v): the counts and displacements (elements of the send type)
  * that chunk `c` (a step's peer) sends to each rank, at the root; NULL

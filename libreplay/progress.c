@@ -3,7 +3,6 @@
 #include "activity.h"
 #include "clock.h"
 #include "config.h"
-#include "land.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -169,24 +168,8 @@ static void finish_step(struct nbop *op, int i)
     op->remaining--;
     if (s->kind == STEP_TOKEN_IN)
         op->token_ok = 1;
-    if (s->sub < 0 || !op->shadow)
-        return;
-    /* Each step delivers one guard sub-message: a piece or a chunk. */
-    const struct tnbc_submsg *sub = &nbop_guard_layout(op)->sub[s->sub];
     test_land_delay();
-    if (sub->bytes && land(op->layout.recv.base + sub->offset, op->shadow + sub->offset,
-                           sub->bytes) != 0) {
-        static int warned;
-        tnbc_warn_once(warned, "cannot write received data into the guarded buffer; aborting");
-        PMPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    if (s->kind == STEP_RECV)
-        nbop_part_landed(op, i);
-    else
-        nbop_sub_complete(op, s->sub);
-    tnbc_guard_open_sub(&op->guard, s->sub);
-    activity_arrival(op, s->sub);
-    nbop_sub_landed(op);      /* the last one retires the op's guard */
+    nbop_step_landed(op, i);
 }
 
 static int test_steps(struct nbop *op)

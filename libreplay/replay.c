@@ -204,6 +204,24 @@ static int all_ranks_on(int provided)
     return 1;
 }
 
+/* Profiles without a `piece` line mean the pieces every analyzer assumed. */
+_Static_assert(TNBC_PROFILE_PIECE_DEFAULT == PIECES_DEFAULT_BYTES,
+               "profiles/profile.h and libreplay/pieces.h disagree on the default piece");
+
+/* Body pieces of the size the analyzer assumed when it predicted the
+ * savings (the profile's `piece` line), unless TNBC_PIECE says otherwise;
+ * then rank 0 says once that it overrides the profile. */
+static long piece_bytes(void)
+{
+    long prof = R.prof ? R.prof->piece_bytes : PIECES_DEFAULT_BYTES;
+    if (!tnbc_env_str("TNBC_PIECE", NULL))
+        return prof;
+    long env = tnbc_env_long("TNBC_PIECE", prof, 0, TNBC_PROFILE_PIECE_MAX);
+    if (R.rank == 0)
+        tnbc_warn("TNBC_PIECE=%ld overrides the profile's piece size (%ld bytes)", env, prof);
+    return env;
+}
+
 int tnbc_mode_init(int provided)
 {
     PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
@@ -231,8 +249,7 @@ int tnbc_mode_init(int provided)
     comms_init(drain, sizeof(struct edge_req));
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
     R.trial = tnbc_env_bool("TNBC_REPLAY_TRIAL", 0);
-    nbop_node_schedule = tnbc_env_bool("TNBC_NODE_SCHEDULE", 1);
-    nbop_piece_bytes = tnbc_env_long("TNBC_PIECE", nbop_piece_bytes, 0, 1L << 30);
+    nbop_configure(piece_bytes(), tnbc_env_bool("TNBC_NODE_SCHEDULE", 1));
     R.window = (int)tnbc_env_long("TNBC_WINDOW", 8, 1, 1024);
     R.sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
     open_summary();
@@ -348,7 +365,7 @@ static void on_guard_event(struct tnbc_guard *g, int sub, enum tnbc_guard_event 
 {
     struct nbop *op = g->user;
     (void)ev; (void)why; (void)tick;
-    if (atomic_load(&op->sub_done[sub]))
+    if (nbop_sub_is_done(op, sub))
         return;
     uint64_t t0 = tnbc_ns_now();
     progress_urgent(1);
@@ -493,72 +510,6 @@ static int agree(struct nbop *op, int p, struct comm_priv *cp)
     return all;
 }
 
-/* The receive sub-messages the program could read without a fault, for
- * operations without edge parts: those with bytes in unguarded edge pages
- * (all of them when nothing could be guarded). Taken before the call is
- * submitted: once it completes, the progress thread lifts the guard and its
- * arrays are gone. */
-static int *unguarded_subs(struct nbop *op, int armed, int *n)
-{
-    int nsub = nbop_guard_layout(op)->nsub;
-    int *list = malloc((size_t)(nsub + 1) * sizeof *list);
-    *n = 0;
-    for (int i = 0; list && i < nsub; i++)
-        if (!armed || (!op->per_source && op->guard.cover[i] != TNBC_COVER_GUARDED))
-            list[(*n)++] = i;
-    return list;
-}
-
-/* Retiring earlier calls: every op whose guard meets [a, b) is waited for
- * until it has reached NBOP_RETIRED (its data landed, its guard gone from
- * the index), so that this call's guard can be armed on the same pages.
- * Ops stay allocated until this thread reaps them, so the pointers
- * collected under the index's pin stay valid while we wait. */
-#define RETIRE_BATCH 16
-struct retire_list { struct nbop *op[RETIRE_BATCH]; int n, more; };
-
-static void collect_live(struct tnbc_range_obj *obj, void *arg)
-{
-    struct retire_list *l = arg;
-    struct nbop *op = ((struct tnbc_guard *)obj)->user;
-    if (l->n < RETIRE_BATCH)
-        l->op[l->n++] = op;
-    else
-        l->more = 1;
-}
-
-static void retire_overlapping(const struct tnbc_layout *lay)
-{
-    if (!lay->base || !lay->span || !tnbc_guard_active())
-        return;
-    uintptr_t ps = tnbc_page_size();
-    uintptr_t a = (uintptr_t)lay->base & ~(ps - 1);
-    uintptr_t b = ((uintptr_t)lay->base + lay->span + ps - 1) & ~(ps - 1);
-    struct retire_list l;
-    do {
-        l.n = l.more = 0;
-        tnbc_range_each(a, b, collect_live, &l);
-        progress_urgent(1);
-        for (int i = 0; i < l.n; i++)
-            nbop_wait_retired(l.op[i]);
-        progress_urgent(-1);
-    } while (l.more);
-}
-
-static void arm(struct nbop *op, int *armed)
-{
-    op->guard.layout = nbop_guard_layout(op);
-    op->guard.closed_prot = PROT_NONE;
-    op->guard.flags = GUARD_WAIT_NEIGHBOURS;
-    op->guard.hook = on_guard_event;
-    op->guard.user = op;
-    retire_overlapping(op->guard.layout);
-    *armed = op->guard.layout->nsub && tnbc_guard_arm(&op->guard) > 0;
-    for (int i = 0; *armed && i < op->guard.layout->nsub; i++)
-        if (atomic_load(&op->sub_done[i]))
-            tnbc_guard_open_sub(&op->guard, i);
-}
-
 /* Was anything of the receive side left unguarded that is not an edge?
  * Then the call waited for all its data: it did not return early. */
 static int waited_for_all(const struct nbop *op, int armed)
@@ -630,7 +581,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     }
     tnbc_guard_release_layout(&op->layout, TNBC_REL_REUSE);
     phase_end(&clock, PHASE_PLAN);
-    arm(op, &armed);
+    armed = nbop_arm(op, on_guard_event);
     op->site_index = site->index;
     op->entry_tick = entry;
     /* The count of all calls at the site, blocking ones included (as in
@@ -639,7 +590,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     int early = !waited_for_all(op, armed);
     op->record = early && st && st->early < R.record_max;
     int nwait;
-    int *wait = unguarded_subs(op, armed, &nwait);
+    int *wait = nbop_unguarded_subs(op, armed, &nwait);
     phase_end(&clock, PHASE_ARM);
     /* The copies come before the progress thread starts the call: they
      * need this thread's CPU either way, and copying while the progress

@@ -94,12 +94,20 @@ struct tnbc_profile_site {
     int64_t fid_dropped;
 };
 
+/* The piece size (bytes) of a profile without a `piece` line: the one
+ * every analyzer before that line assumed (libreplay/pieces.h's
+ * PIECES_DEFAULT_BYTES). At most TNBC_PROFILE_PIECE_MAX. */
+#define TNBC_PROFILE_PIECE_DEFAULT 32768L
+#define TNBC_PROFILE_PIECE_MAX (1L << 30)
+
 struct tnbc_profile {
     char *path;          /* as given to load (for messages) */
     int version;
     int world_size;
     char *source;        /* trace database it was made from (informational) */
     char *program;       /* "NAME ID" of the first `# program NAME ID` comment, or NULL */
+    long piece_bytes;    /* body piece size the analyzer assumed (`piece` line;
+                            TNBC_PROFILE_PIECE_DEFAULT when absent) */
     int nsites;
     struct tnbc_profile_site *sites;
     /* Open-addressing hash set of site indices by (site, op), built by the

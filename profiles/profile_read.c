@@ -615,13 +615,34 @@ static int parse_site(struct reader *r, struct tnbc_profile *p, struct tnbc_prof
     return parse_tail(r, s);
 }
 
+/* The optional `piece BYTES` line, first after the header (absent in
+ * profiles of older analyzers: TNBC_PROFILE_PIECE_DEFAULT). */
+static int parse_piece(struct reader *r, struct tnbc_profile *p)
+{
+    int64_t v;
+    if (r->ntok != 2)
+        return fail(r, "'piece' takes one value (bytes)");
+    if (get_i64(r, r->tok[1], 0, TNBC_PROFILE_PIECE_MAX, &v, "piece") < 0)
+        return -1;
+    p->piece_bytes = (long)v;
+    return 0;
+}
+
 static int parse_sites(struct reader *r, struct tnbc_profile *p)
 {
-    int cap = 0;
+    int cap = 0, first = 1;
+    p->piece_bytes = TNBC_PROFILE_PIECE_DEFAULT;
     for (;;) {
         int rc = next_line(r);
         if (rc <= 0)
             return rc;
+        if (first && strcmp(r->tok[0], "piece") == 0) {
+            first = 0;
+            if (parse_piece(r, p) < 0)
+                return -1;
+            continue;
+        }
+        first = 0;
         if (p->nsites == cap) {
             cap = cap ? 2 * cap : 8;
             struct tnbc_profile_site *n = realloc(p->sites, (size_t)cap * sizeof *n);

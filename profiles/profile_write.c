@@ -136,6 +136,7 @@ static void put_profile(FILE *f, const struct tnbc_profile *p)
     fprintf(f, "world_size %d\nsource ", p->world_size);
     put_escaped(f, p->source ? p->source : "-");
     fputc('\n', f);
+    fprintf(f, "piece %ld\n", p->piece_bytes);
     for (int i = 0; i < p->nsites; i++)
         put_site(f, &p->sites[i]);
 }

@@ -97,6 +97,29 @@ check_tcp_3()  { integrity tcp3 3 14 --mca btl self,tcp --mca btl_tcp_if_include
 # ending wherever the block's alignment puts the next page.
 check_pieces() { integrity pc3 3 15 -x TNBC_PIECE=4096 --mca btl self,tcp --mca btl_tcp_if_include lo; }
 
+# The profile records the piece size the analyzer assumed (32 KiB) and the
+# replay cuts with it; TNBC_PIECE overrides it, said once. A profile edited
+# to 4096-byte pieces gives the plain results, without the message; with
+# TNBC_PIECE=8192 also the plain results, and the message once (rank 0).
+check_profile_piece() {
+    integrity pp3 3 15 || return 1
+    grep -qx 'piece 32768' "$W/pp3.profile" || { echo "the analyzer wrote no 'piece 32768' line"; return 1; }
+    sed 's/^piece 32768$/piece 4096/' "$W/pp3.on.profile" > "$W/pp3.4k.profile"
+    local env
+    for env in "" 8192; do
+        t_mpi_argv 3 ${env:+-x TNBC_PIECE=$env} "$P/replay/integrity" 15 3
+        $TNBC run -p "$W/pp3.4k.profile" -- timeout -k 5 "$T_TIMEOUT" "${T_MPI_ARGV[@]}" \
+            > "$W/pp3.4k$env.out" 2> "$W/pp3.4k$env.err" ||
+            { echo "run failed (TNBC_PIECE=$env)"; cat "$W/pp3.4k$env.err"; return 1; }
+        cmp -s "$W/pp3.plain" "$W/pp3.4k$env.out" ||
+            { echo "results differ (TNBC_PIECE=$env):"; diff "$W/pp3.plain" "$W/pp3.4k$env.out"; return 1; }
+        local said
+        said=$(grep -c "TNBC_PIECE=8192 overrides the profile's piece size (4096 bytes)" "$W/pp3.4k$env.err" || true)
+        [[ $said == $([[ -n $env ]] && echo 1 || echo 0) ]] ||
+            { echo "override message $said times with TNBC_PIECE='$env'"; cat "$W/pp3.4k$env.err"; return 1; }
+    done
+}
+
 # The program reads in the order the profile was made for, and then in the
 # opposite order under the same profile: both correct, both early. Forced
 # on: this checks the replay of an order, not the analyzer's decision
@@ -295,6 +318,7 @@ t_openmpi_only "integrity, 3 ranks, TCP" "needs Open MPI's TCP transport (--mca 
     t_run "integrity, 3 ranks, TCP" check_tcp_3
 t_openmpi_only "integrity, 3 ranks, TCP, one-page pieces" "needs Open MPI's TCP transport (--mca btl self,tcp)" &&
     t_run "integrity, 3 ranks, TCP, one-page pieces" check_pieces
+t_run "the profile's piece size, and TNBC_PIECE overriding it once" check_profile_piece
 t_cmocka "$P/replay/test_pieces"
 t_run "read order as profiled and opposite" check_orders
 t_run "write/fwrite/MPI_Send/free while in flight" check_io
@@ -485,7 +509,7 @@ check_release_list() {
 
 t_run "release before every MPI call with a buffer (generated from mpi.h)" check_release_list
 # Allocation failure: in the sanitizer build, TNBC_TEST_FAIL_ALLOC=N fails
-# every N-th allocation of libreplay/nbop.c. The calls hit run blocking
+# every N-th allocation of the op's files (libreplay/testalloc.h). The calls hit run blocking
 # (counted as no-memory), the results are the plain run's, nothing aborts,
 # hangs, or leaks memory of the library's (LeakSanitizer).
 check_alloc_failure() {

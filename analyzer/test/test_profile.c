@@ -22,6 +22,7 @@ static const char good[] =
     "# Written by tnbc-analyze; format: profiles/FORMAT.md. Priorities: 0 = first.\n"
     "world_size 4\n"
     "source run%20one.db\n"
+    "piece 32768\n"
     "\n"
     "site app+0x1a2b alltoall\n"
     "  comm_size 4\n"
@@ -143,7 +144,7 @@ static void test_fields(void **state)
     assert_int_equal(p->nsites, 3);
     const struct tnbc_profile_site *s = tnbc_profile_find(p, "app+0x1a2b", "alltoall");
     assert_non_null(s);
-    assert_int_equal(s->line, 6);
+    assert_int_equal(s->line, 7);
     assert_int_equal(s->comm_size, 4);
     assert_int_equal(s->block_bytes, 1048576);
     assert_int_equal(s->nsub, 4);
@@ -167,6 +168,28 @@ static void test_fields(void **state)
     assert_null(tnbc_profile_find(p, "app+0x1a2b", "bcast"));
     assert_null(tnbc_profile_find(p, "nope", "alltoall"));
     tnbc_profile_free(p);
+}
+
+/* `piece`: the analyzer's piece size; a profile without the line (older
+ * analyzers) means the 32 KiB they all assumed. */
+static void test_piece(void **state)
+{
+    (void)state;
+    const char *cases[][2] = {{"piece 32768\n", ""}, {"piece 32768", "piece 4096"},
+                              {"piece 32768", "piece 0"}};
+    const long want[] = {32768, 4096, 0};
+    for (int i = 0; i < 3; i++) {
+        char err[TNBC_PROFILE_ERRLEN] = "";
+        char *text = mutate(cases[i][0], cases[i][1]);
+        struct tnbc_profile *p = tnbc_profile_parse(text, strlen(text), "piece.profile", err,
+                                                    sizeof err);
+        if (!p)
+            fail_msg("case %d refused: %s", i, err);
+        assert_int_equal(p->piece_bytes, want[i]);
+        assert_int_equal(p->nsites, 3);
+        tnbc_profile_free(p);
+        free(text);
+    }
 }
 
 static void test_round_trip(void **state)
@@ -230,7 +253,7 @@ static void test_check(void **state)
     const struct tnbc_profile_site *s = tnbc_profile_find(p, "app+0x1a2b", "alltoall");
     assert_int_equal(tnbc_profile_check(p, s, 4, 1048576, 0, NULL, err, sizeof err), 0);
     assert_int_equal(tnbc_profile_check(p, s, 8, 1048576, 0, NULL, err, sizeof err), -1);
-    assert_string_equal(err, "good.profile:6: site app+0x1a2b alltoall: communicator size 8 "
+    assert_string_equal(err, "good.profile:7: site app+0x1a2b alltoall: communicator size 8 "
                              "in the running call, 4 in the profile; running it blocking");
     assert_int_equal(tnbc_profile_check(p, s, 4, 4096, 0, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "block size 4096 B in the running call, 1048576 B"));
@@ -240,7 +263,7 @@ static void test_check(void **state)
     assert_int_equal(tnbc_profile_check(p, v, 4, 512, 1, ok, err, sizeof err), 0);
     assert_int_equal(tnbc_profile_check(p, v, 4, -1, 0, other, err, sizeof err), 0);
     assert_int_equal(tnbc_profile_check(p, v, 4, -1, 1, other, err, sizeof err), -1);
-    assert_non_null(strstr(err, "good.profile:41: site app+0x99 alltoallv: per-source sizes"));
+    assert_non_null(strstr(err, "good.profile:42: site app+0x99 alltoallv: per-source sizes"));
     assert_int_equal(tnbc_profile_check(p, NULL, 4, 0, 0, NULL, err, sizeof err), -1);
     tnbc_profile_free(p);
     /* A site id with a decoded newline still gives a one-line message. */
@@ -271,31 +294,35 @@ static const struct bad bads[] = {
     {"source run%20one.db", "source run%0AAAA%f_", "4: source: bad %-escape at byte 10"},
     {"world_size 4", "world_size 4\x01", "3: world_size: '4?' is not an integer"},
     {"  comm_size 4\n  block_bytes 1048576", "  comm_size 5\n  block_bytes 1048576",
-     "7: comm_size: 5 is outside 1..4"},
-    {"  chunks 0\n  calls 100", "  chunks 2\n  calls 100", "9: chunks: alltoall has one block"},
-    {"  chunks 4", "  chunks 0", "31: chunks: bcast is a single-block operation"},
-    {"calls 100 traced 8", "calls 100 traced 800", "10: traced: 800 is outside 0..100"},
-    {"decision on", "decision maybe", "11: decision: 'maybe' is neither 'on' nor 'off'"},
-    {"order consensus 3 1 2 0", "order consensus 3 1 2 2", "12: order: block 2 appears twice"},
-    {"order consensus 3 1 2 0", "order consensus 3 1 2", "12: order: 4 block indices expected, found 3"},
-    {"order consensus", "order best", "12: order: unknown kind 'best'"},
-    {"tau 1 samples", "tau 2 samples", "13: tau: 2 is outside -1..1"},
-    {"regime c\n", "regime z\n", "14: model: regime 'z' is not one of a b c d e -"},
-    {"tcomm_ns 1001000 dcomm", "tcomm_ns inf dcomm", "14: tcomm_ns: inf is not allowed here"},
-    {"tcomm_ns 1001000 dcomm", "dcomm 1001000 tcomm_ns", "14: model: expected 'tcomm_ns'"},
-    {"rcrc 1.048576e+10", "rcrc nan", "14: rcrc: 'nan' is not a number"},
-    {"  recv_prio 2 0 1 2 3\n", "", "25: site 'app+0x1a2b' alltoall: no recv_prio line for rank 2"},
-    {"  recv_prio 2 0 1 2 3\n", "  recv_prio 2 0 1 2 9\n", "18: recv_prio: 9 is outside -1..3"},
-    {"  recv_prio 2 0 1 2 3\n", "  recv_prio 1 0 1 2 3\n", "18: recv_prio: rank 1 given twice"},
-    {"  send_prio 1 1 1 1 1\n", "  send_prio 1 1 1 1\n", "21: send_prio: 4 priorities expected, found 3"},
-    {"  recv_prio * 0 1 2 3\n", "  recv_prio 0 0 1 2 3\n", "37: recv_prio: a single-block operation"},
-    {"  node A 1 0\n", "  node A 1 3\n", "25: node: rank 3 is on two nodes"},
-    {"  node A 1 0\n", "  bogus 1\n", "24: unknown keyword 'bogus'"},
-    {"  vhash 1", "  vhash 1 0x12\n  x", "50: vhash: '0x12' is not 0x and 16 hex digits"},
-    {"site app+0x99 alltoallv", "site app+0x1a2b alltoall", "41: site 'app+0x1a2b' alltoall appears twice"},
-    {"site app+0x99 alltoallv", "site app+0x99 alltoallz", "41: site: unknown operation 'alltoallz'"},
-    {"site app+0x99 alltoallv\n", "site app+0x99 alltoallv\nend\n", "42: expected 'comm_size', found 'end'"},
+     "8: comm_size: 5 is outside 1..4"},
+    {"  chunks 0\n  calls 100", "  chunks 2\n  calls 100", "10: chunks: alltoall has one block"},
+    {"  chunks 4", "  chunks 0", "32: chunks: bcast is a single-block operation"},
+    {"calls 100 traced 8", "calls 100 traced 800", "11: traced: 800 is outside 0..100"},
+    {"decision on", "decision maybe", "12: decision: 'maybe' is neither 'on' nor 'off'"},
+    {"order consensus 3 1 2 0", "order consensus 3 1 2 2", "13: order: block 2 appears twice"},
+    {"order consensus 3 1 2 0", "order consensus 3 1 2", "13: order: 4 block indices expected, found 3"},
+    {"order consensus", "order best", "13: order: unknown kind 'best'"},
+    {"tau 1 samples", "tau 2 samples", "14: tau: 2 is outside -1..1"},
+    {"regime c\n", "regime z\n", "15: model: regime 'z' is not one of a b c d e -"},
+    {"tcomm_ns 1001000 dcomm", "tcomm_ns inf dcomm", "15: tcomm_ns: inf is not allowed here"},
+    {"tcomm_ns 1001000 dcomm", "dcomm 1001000 tcomm_ns", "15: model: expected 'tcomm_ns'"},
+    {"rcrc 1.048576e+10", "rcrc nan", "15: rcrc: 'nan' is not a number"},
+    {"  recv_prio 2 0 1 2 3\n", "", "26: site 'app+0x1a2b' alltoall: no recv_prio line for rank 2"},
+    {"  recv_prio 2 0 1 2 3\n", "  recv_prio 2 0 1 2 9\n", "19: recv_prio: 9 is outside -1..3"},
+    {"  recv_prio 2 0 1 2 3\n", "  recv_prio 1 0 1 2 3\n", "19: recv_prio: rank 1 given twice"},
+    {"  send_prio 1 1 1 1 1\n", "  send_prio 1 1 1 1\n", "22: send_prio: 4 priorities expected, found 3"},
+    {"  recv_prio * 0 1 2 3\n", "  recv_prio 0 0 1 2 3\n", "38: recv_prio: a single-block operation"},
+    {"  node A 1 0\n", "  node A 1 3\n", "26: node: rank 3 is on two nodes"},
+    {"  node A 1 0\n", "  bogus 1\n", "25: unknown keyword 'bogus'"},
+    {"  vhash 1", "  vhash 1 0x12\n  x", "51: vhash: '0x12' is not 0x and 16 hex digits"},
+    {"site app+0x99 alltoallv", "site app+0x1a2b alltoall", "42: site 'app+0x1a2b' alltoall appears twice"},
+    {"site app+0x99 alltoallv", "site app+0x99 alltoallz", "42: site: unknown operation 'alltoallz'"},
+    {"site app+0x99 alltoallv\n", "site app+0x99 alltoallv\nend\n", "43: expected 'comm_size', found 'end'"},
     {"world_size 4\n", "world_size 4\r\n", "3: carriage return"},
+    {"piece 32768", "piece -1", "5: piece: -1 is outside 0..1073741824"},
+    {"piece 32768", "piece 32k", "5: piece: '32k' is not an integer"},
+    {"piece 32768", "piece 1 2", "5: 'piece' takes one value (bytes)"},
+    {"site app+0x99 alltoallv\n", "piece 4096\nsite app+0x99 alltoallv\n", "42: expected 'site', found 'piece'"},
 };
 
 static void test_bad_profiles(void **state)
@@ -324,7 +351,7 @@ static int complete_prefix(const char *t, size_t n)
     while (start > 0 && t[start - 1] != '\n')
         start--;
     return (n - start == 3 && strncmp(t + start, "end", 3) == 0) ||
-           strncmp(t + start, "source ", 7) == 0;
+           strncmp(t + start, "source ", 7) == 0 || strncmp(t + start, "piece ", 6) == 0;
 }
 
 static void test_truncated(void **state)
@@ -396,6 +423,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_priorities),    cmocka_unit_test(test_check),
         cmocka_unit_test(test_bad_profiles),  cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_nul_and_files), cmocka_unit_test(test_vhash),
+        cmocka_unit_test(test_piece),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -5,6 +5,8 @@
  * with MPI_INT or MPI_UNSIGNED depending on the pair (runs blocking). Every
  * element is checked against the sender's pattern, read back to front.
  * Prints "alltoallw: ok". Usage: alltoallw [ROUNDS] (even ranks, <= 64). */
+#include "ct.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,35 +67,21 @@ static void round_on(MPI_Comm comm, const int *wr, int round, int *s, int *r)
 int main(int argc, char **argv)
 {
     int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 2;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size % 2 || size > 64) {
-        if (rank == 0)
-            fprintf(stderr, "alltoallw: needs an even number of ranks, at most 64\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    ct_init(&argc, &argv, &rank, &size);
     int *s = malloc((size_t)size * B * sizeof *s), *r = malloc((size_t)size * B * sizeof *r);
     int world[64], half[32];
     if (!s || !r)
         MPI_Abort(MPI_COMM_WORLD, 1);
-    for (int k = 0; k < size; k++)
-        world[k] = k;
-    for (int k = 0; k < size / 2; k++)
-        half[k] = 2 * k + rank % 2;
     MPI_Comm h;
-    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &h);
+    ct_halves("alltoallw", rank, size, world, half, &h);
     for (int round = 0; round < rounds; round++) {
         round_on(MPI_COMM_WORLD, world, round, s, r);
         round_on(h, half, round, s, r);
     }
     MPI_Comm_free(&h);
-    long total = 0;
-    MPI_Reduce(&bad, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(total ? "alltoallw: %ld wrong elements\n" : "alltoallw: ok\n", total);
+    int status = ct_verdict("alltoallw", bad, rank);
     free(s);
     free(r);
     MPI_Finalize();
-    return total != 0;
+    return status;
 }

@@ -7,6 +7,8 @@
  * prints a hash of its final data (rank order, via rank 0), so a plain and
  * a tuned run can be compared bit for bit.
  * Usage: comm_fft [STEPS] (4 ranks). */
+#include "ct.h"
+
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,14 +45,8 @@ static uint64_t fnv(const void *p, size_t n)
 int main(int argc, char **argv)
 {
     int rank, size, steps = argc > 1 ? atoi(argv[1]) : 4;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 4) {
-        if (rank == 0)
-            fprintf(stderr, "comm_fft: needs 4 ranks (a 2x2 grid)\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    ct_init(&argc, &argv, &rank, &size);
+    ct_require(size == 4, rank, "comm_fft", "4 ranks (a 2x2 grid)");
     MPI_Comm row, col;
     MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank % 2, &row);
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank / 2, &col);

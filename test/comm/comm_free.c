@@ -6,6 +6,8 @@
  * pattern. A last Alltoall on an inter-communicator between the halves
  * (which stays blocking) is checked the same way. Prints "comm_free: ok".
  * Usage: comm_free [ROUNDS] (an even number of ranks). */
+#include "ct.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,9 +36,7 @@ static long check(const int *r, const int *peers, int n, int me, int round)
 int main(int argc, char **argv)
 {
     int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 4;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    ct_init(&argc, &argv, &rank, &size);
     if (size % 2) {
         if (rank == 0)
             fprintf(stderr, "comm_free: needs an even number of ranks\n");
@@ -72,13 +72,10 @@ int main(int argc, char **argv)
     bad += check(r, peers, half, rank, rounds);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&h);
-    long total = 0;
-    MPI_Reduce(&bad, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(total ? "comm_free: %ld wrong elements\n" : "comm_free: ok\n", total);
+    int status = ct_verdict("comm_free", bad, rank);
     free(peers);
     free(s);
     free(r);
     MPI_Finalize();
-    return total != 0;
+    return status;
 }

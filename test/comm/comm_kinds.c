@@ -5,6 +5,8 @@
  * grid (MPI_Cart_create + MPI_Cart_sub). Every element received is checked
  * against the sender's pattern. Prints "comm_kinds: ok".
  * Usage: comm_kinds [ROUNDS] (4 ranks). */
+#include "ct.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,14 +44,8 @@ static long round_on(MPI_Comm comm, const int *peers, int me, int round)
 int main(int argc, char **argv)
 {
     int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 2;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 4) {
-        if (rank == 0)
-            fprintf(stderr, "comm_kinds: needs 4 ranks\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    ct_init(&argc, &argv, &rank, &size);
+    ct_require(size == 4, rank, "comm_kinds", "4 ranks");
     MPI_Group world, odd, even;
     MPI_Comm dup, created, grouped = MPI_COMM_NULL, cart, rows;
     int odds[2] = { 1, 3 }, evens[2] = { 0, 2 }, all[4] = { 0, 1, 2, 3 };
@@ -77,10 +73,7 @@ int main(int argc, char **argv)
     MPI_Group_free(&odd);
     MPI_Group_free(&even);
     MPI_Group_free(&world);
-    long total = 0;
-    MPI_Reduce(&bad, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(total ? "comm_kinds: %ld wrong elements\n" : "comm_kinds: ok\n", total);
+    int status = ct_verdict("comm_kinds", bad, rank);
     MPI_Finalize();
-    return total != 0;
+    return status;
 }

@@ -7,6 +7,8 @@
  * and every hole for the sentinel, writing into the holes first (the
  * program may use them while the call is in flight). Prints "dtypes: ok".
  * Usage: dtypes [ROUNDS] (any number of ranks, at most 64). */
+#include "ct.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,9 +36,7 @@ __attribute__((noinline)) static void a2a(const void *s, void *r, int n, MPI_Dat
 int main(int argc, char **argv)
 {
     int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 2;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    ct_init(&argc, &argv, &rank, &size);
     /* vector: 2 of every 3 ints (stride 3), one element = 1 block */
     MPI_Datatype vec, rec_raw, rec_t;
     MPI_Type_vector(1, 2, 3, MPI_INT, &vec);
@@ -95,15 +95,12 @@ int main(int argc, char **argv)
             for (long i = 3L * NA - 1; i >= 0; i--)
                 bad += ar[k * 3 * NA + i] != (i % 3 != 2 ? pat((int)k, rank, i, round) : SENT);
     }
-    long total = 0;
-    MPI_Reduce(&bad, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(total ? "dtypes: %ld wrong elements\n" : "dtypes: ok\n", total);
+    int status = ct_verdict("dtypes", bad, rank);
     MPI_Type_free(&vec);
     MPI_Type_free(&vec3);
     MPI_Type_free(&rec_raw);
     MPI_Type_free(&rec_t);
     free(v); free(r); free(as); free(ar);
     MPI_Finalize();
-    return total != 0;
+    return status;
 }

@@ -5,6 +5,8 @@
  * checked against what the senders put there (their pattern, or the sum
  * of the members' patterns), read back to front. Prints "inplace: ok".
  * Usage: inplace [ROUNDS] (an even number of ranks). */
+#include "ct.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,33 +106,19 @@ static void round_on(MPI_Comm comm, const int *w, int round, int *buf)
 int main(int argc, char **argv)
 {
     int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 2;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size % 2 || size > 64) {
-        if (rank == 0)
-            fprintf(stderr, "inplace: needs an even number of ranks, at most 64\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    ct_init(&argc, &argv, &rank, &size);
     int *buf = malloc((size_t)size * B * sizeof *buf), world[64], half[32];
     if (!buf)
         MPI_Abort(MPI_COMM_WORLD, 1);
-    for (int k = 0; k < size; k++)
-        world[k] = k;
-    for (int k = 0; k < size / 2; k++)
-        half[k] = 2 * k + rank % 2;
     MPI_Comm h;
-    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &h);
+    ct_halves("inplace", rank, size, world, half, &h);
     for (int round = 0; round < rounds; round++) {
         round_on(MPI_COMM_WORLD, world, round, buf);
         round_on(h, half, round, buf);
     }
     MPI_Comm_free(&h);
-    long total = 0;
-    MPI_Reduce(&bad, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(total ? "inplace: %ld wrong elements\n" : "inplace: ok\n", total);
+    int status = ct_verdict("inplace", bad, rank);
     free(buf);
     MPI_Finalize();
-    return total != 0;
+    return status;
 }

@@ -5,6 +5,8 @@
  * block by MPI_Neighbor_allgather). What each rank receives is checked
  * against the original senders' patterns. Prints "neighbor: ok".
  * Usage: neighbor [ROUNDS] (4 ranks). */
+#include "ct.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,14 +18,8 @@ static int pat(int from, int to, int i, int round) { return from * 1000003 + to 
 int main(int argc, char **argv)
 {
     int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 2;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 4) {
-        if (rank == 0)
-            fprintf(stderr, "neighbor: needs 4 ranks\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    ct_init(&argc, &argv, &rank, &size);
+    ct_require(size == 4, rank, "neighbor", "4 ranks");
     MPI_Comm cart;
     int dims[2] = { 2, 2 }, periods[2] = { 1, 1 }, nb[4], me;
     MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
@@ -60,12 +56,9 @@ int main(int argc, char **argv)
             for (int i = 0; i < B; i++)
                 bad += n[j * B + i] != pat(0, nb[j], i, round);
     }
-    long total = 0;
-    MPI_Reduce(&bad, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(total ? "neighbor: %ld wrong elements\n" : "neighbor: ok\n", total);
+    int status = ct_verdict("neighbor", bad, rank);
     MPI_Comm_free(&cart);
     free(s); free(r); free(n);
     MPI_Finalize();
-    return total != 0;
+    return status;
 }

@@ -6,6 +6,8 @@
  * checked against the reduction computed here from the members' patterns,
  * read back to front. Prints "redscat: ok".
  * Usage: redscat [ROUNDS] (an even number of ranks, at most 64). */
+#include "ct.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,36 +98,22 @@ static void round_on(MPI_Comm comm, const int *w, int round, void *sbuf, void *r
 int main(int argc, char **argv)
 {
     int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 2;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size % 2 || size > 64) {
-        if (rank == 0)
-            fprintf(stderr, "redscat: needs an even number of ranks, at most 64\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    ct_init(&argc, &argv, &rank, &size);
     size_t bytes = (size_t)size * B * sizeof(double);
     void *sbuf = malloc(bytes), *rbuf = malloc(bytes);
     int world[64], half[32];
     if (!sbuf || !rbuf)
         MPI_Abort(MPI_COMM_WORLD, 1);
-    for (int k = 0; k < size; k++)
-        world[k] = k;
-    for (int k = 0; k < size / 2; k++)
-        half[k] = 2 * k + rank % 2;
     MPI_Comm h;
-    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &h);
+    ct_halves("redscat", rank, size, world, half, &h);
     for (int round = 0; round < rounds; round++) {
         round_on(MPI_COMM_WORLD, world, round, sbuf, rbuf);
         round_on(h, half, round, sbuf, rbuf);
     }
     MPI_Comm_free(&h);
-    long total = 0;
-    MPI_Reduce(&bad, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(total ? "redscat: %ld wrong elements\n" : "redscat: ok\n", total);
+    int status = ct_verdict("redscat", bad, rank);
     free(sbuf);
     free(rbuf);
     MPI_Finalize();
-    return total != 0;
+    return status;
 }

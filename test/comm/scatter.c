@@ -4,6 +4,8 @@
  * on a half from MPI_Comm_split; the root changes from call to call. Every
  * element is checked against the root's pattern, read back to front.
  * Prints "scatter: ok". Usage: scatter [ROUNDS] (an even number of ranks). */
+#include "ct.h"
+
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,35 +65,21 @@ static void round_on(MPI_Comm comm, const int *w, int round, int *sbuf, int *rbu
 int main(int argc, char **argv)
 {
     int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 2;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size % 2 || size > 64) {
-        if (rank == 0)
-            fprintf(stderr, "scatter: needs an even number of ranks, at most 64\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    ct_init(&argc, &argv, &rank, &size);
     int *sbuf = malloc((size_t)size * B * sizeof *sbuf), *rbuf = malloc(B * sizeof *rbuf);
     int world[64], half[32];
     if (!sbuf || !rbuf)
         MPI_Abort(MPI_COMM_WORLD, 1);
-    for (int k = 0; k < size; k++)
-        world[k] = k;
-    for (int k = 0; k < size / 2; k++)
-        half[k] = 2 * k + rank % 2;
     MPI_Comm h;
-    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &h);
+    ct_halves("scatter", rank, size, world, half, &h);
     for (int round = 0; round < rounds; round++) {
         round_on(MPI_COMM_WORLD, world, round, sbuf, rbuf);
         round_on(h, half, round, sbuf, rbuf);
     }
     MPI_Comm_free(&h);
-    long total = 0;
-    MPI_Reduce(&bad, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(total ? "scatter: %ld wrong elements\n" : "scatter: ok\n", total);
+    int status = ct_verdict("scatter", bad, rank);
     free(sbuf);
     free(rbuf);
     MPI_Finalize();
-    return total != 0;
+    return status;
 }

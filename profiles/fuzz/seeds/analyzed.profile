@@ -2,6 +2,7 @@ tnbc-profile 1
 # Written by tnbc-analyze; format: profiles/FORMAT.md. Priorities: 0 = first.
 world_size 4
 source run.db
+piece 32768
 
 site app+0x10 alltoall
   comm_size 4

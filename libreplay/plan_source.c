@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Per-source operations (alltoall(v), allgather(v), gather(v)): each block
+ * travels point-to-point on the private communicator, in bytes (dense
+ * datatypes only, so a block can be cut anywhere), in parts (enum part),
+ * its body in pieces (pieces.h). This file owns the cut of the receive side
+ * in pieces (op->pieces, the guard's sub-messages), the receive and send
+ * steps, the edge parts and the landing of the caller's own block. */
+#include "plan.h"
+#include "config.h"
+#include "pool.h"
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "testalloc.h"
+
+/* Set once at start (nbop_configure). */
+static long piece_bytes = PIECES_DEFAULT_BYTES;
+
+void plan_source_set_piece(long bytes) { piece_bytes = bytes; }
+
+static int add_part(struct nbop *op, enum step_kind kind, int sub, int peer, enum part part,
+                    int prio, char *buf, long bytes)
+{
+    struct step *s = plan_step_new(op);
+    if (!s)
+        return -1;
+    *s = (struct step){ .kind = kind, .sub = sub, .part = part, .peer = peer,
+                        .prio = part == PART_BODY ? (prio < 0 ? INT_MAX : prio) : INT_MIN,
+                        .buf = buf, .count = (int)bytes, .type = MPI_BYTE };
+    if (kind == STEP_SEND)      /* the same place in the caller's buffer */
+        s->src = (const char *)op->a.sendbuf + (buf - op->vsend);
+    return 0;
+}
+
+/* Appends a piece of the receive side to op->pieces; returns its index. */
+static int piece_new(struct nbop *op, size_t offset, size_t bytes, int block, int peer)
+{
+    struct tnbc_layout *l = &op->pieces;
+    l->sub[l->nsub] = (struct tnbc_submsg){ offset, bytes, block, peer };
+    return l->nsub++;
+}
+
+/* One piece of the block from `src` at `offset` in the layout, and the
+ * receive step that delivers it into the shadow. */
+static int recv_piece(struct nbop *op, int src, enum part part, int prio, size_t offset, long len)
+{
+    int k = piece_new(op, offset, (size_t)len, src, src);
+    return add_part(op, STEP_RECV, k, src, part, prio, op->shadow + offset, len);
+}
+
+/* Receive steps and pieces for the block from `src`, cut as *c says. */
+static int plan_block_recv(struct nbop *op, int src, int prio, const struct piece_cut *c)
+{
+    const struct tnbc_submsg *sb = &op->layout.recv.sub[src];
+    size_t body_at = sb->offset + (size_t)c->head;
+    long body = (long)c->bytes - c->head - c->tail;
+    int n = pieces_count(c), rc = 0;
+
+    if (c->head)
+        rc |= recv_piece(op, src, PART_HEAD, prio, sb->offset, c->head);
+    for (int k = 0; k < n; k++) {
+        long off, len;
+        pieces_body(c, k, &off, &len);
+        rc |= recv_piece(op, src, PART_BODY, prio, body_at + (size_t)off, len);
+    }
+    if (c->tail)
+        rc |= recv_piece(op, src, PART_TAIL, prio, body_at + (size_t)body, c->tail);
+    atomic_fetch_add(&op->edges_left, (unsigned)((c->head > 0) + (c->tail > 0)));
+    return rc;
+}
+
+void nbop_copy_sends(struct nbop *op)
+{
+    for (int i = 0; i < op->nsteps; i++) {
+        struct step *s = &op->steps[i];
+        if (s->kind == STEP_SEND)
+            memcpy(s->buf, s->src, (size_t)s->count);
+    }
+}
+
+static int reserve_sends(struct nbop *op);
+
+/* alltoall(v), allgather(v), gather(v): point-to-point on the private
+ * communicator, in bytes (dense datatypes only, so a block can be cut
+ * anywhere); each block in parts (enum part), its body in pieces. */
+const char *plan_per_source(struct nbop *op, const struct tnbc_profile_site *site)
+{
+    const struct tnbc_args *a = &op->a;
+    const struct tnbc_layout *recv = &op->layout.recv;
+    int p = op->layout.comm_size, me = op->layout.comm_rank, rooted = a->root >= 0;
+    int in_place = a->sendbuf == MPI_IN_PLACE;
+    struct piece_cut *cut;
+
+    if (in_place && !rooted)
+        return "MPI_IN_PLACE";
+    if ((recv->nsub && !plan_dense(a->rtype)) || (!in_place && !plan_dense(a->stype)))
+        return "non-contiguous datatype";
+    if (recv->span > INT_MAX || op->layout.send.span > INT_MAX)
+        return "a block of 2 GiB or more";
+    op->per_source = 1;
+    op->self_sub = op->self_piece = -1;
+    op->want = calloc((size_t)p, sizeof *op->want);
+    cut = calloc((size_t)(recv->nsub ? recv->nsub : 1), sizeof *cut);
+    if (!op->want || !cut)
+        goto oom;
+    if (recv->nsub && !pool_mirror(recv, a->recvbuf, &op->shadow, 0))
+        goto oom;
+    /* The send copy is filled later, part by part (nbop_copy_sends). */
+    if (!in_place && !(op->vsend = pool_mirror(&op->layout.send, a->sendbuf, &op->sendcopy, 0)))
+        goto oom;
+    op->nodes_hash = tokens_hash(site);
+    for (int i = 0; i < p; i++) {
+        op->want[i].vote = 1;
+        op->want[i].nodes_hash = op->nodes_hash;
+    }
+    /* Every block is at least one piece, so the pieces cover the buffer. */
+    size_t npieces = 0;
+    for (int src = 0; src < recv->nsub; src++) {
+        const struct tnbc_submsg *sb = &recv->sub[src];
+        if (src != me)
+            pieces_cut((uintptr_t)recv->base, recv->span, sb->offset, sb->bytes,
+                       tnbc_page_size(), (size_t)piece_bytes, &cut[src]);
+        npieces += 3 + (size_t)pieces_count(&cut[src]);
+    }
+    op->pieces = (struct tnbc_layout){ .base = recv->base, .span = recv->span,
+                                       .bytes = recv->bytes, .block_bytes = -1 };
+    op->pieces.sub = calloc(npieces ? npieces : 1, sizeof *op->pieces.sub);
+    if (!op->pieces.sub)
+        goto oom;
+    for (int src = 0; src < recv->nsub; src++) {
+        const struct tnbc_submsg *sb = &recv->sub[src];
+        int prio = tnbc_profile_recv_prio(site, me, src);
+        if (sb->bytes == 0 || src == me) {
+            /* Nothing to receive (complete from the start), or this rank's
+             * own block, landed straight from its send buffer. */
+            int k = piece_new(op, sb->offset, sb->bytes, src, src);
+            if (src == me && sb->bytes && !in_place) {
+                op->self_sub = me;
+                op->self_piece = k;
+            }
+            continue;
+        }
+        op->want[src].cut = cut[src];
+        if (plan_block_recv(op, src, prio, &cut[src]) != 0)
+            goto oom;
+    }
+    free(cut);
+    return reserve_sends(op) == 0 ? NULL : nbop_oom;
+oom:
+    free(cut);
+    return nbop_oom;
+}
+
+/* Send steps for the block to `dst`: `bytes` from `at`, cut as it asked. */
+static int plan_block_send(struct nbop *op, int dst, char *at, long bytes, const struct piece_cut *c)
+{
+    int me = op->layout.comm_rank, rc = 0;
+    int prio = op->site_prio ? tnbc_profile_send_prio(op->site_prio, me, dst) : 0;
+    int n = pieces_count(c);
+    long body = bytes - c->head - c->tail;
+
+    if (c->head)
+        rc |= add_part(op, STEP_SEND, -1, dst, PART_HEAD, prio, at, c->head);
+    if (c->tail)
+        rc |= add_part(op, STEP_SEND, -1, dst, PART_TAIL, prio, at + c->head + body, c->tail);
+    for (int k = 0; k < n && rc == 0; k++) {
+        long off, len;
+        pieces_body(c, k, &off, &len);
+        rc = add_part(op, STEP_SEND, -1, dst, PART_BODY, prio, at + c->head + off, len);
+        /* Bodies to other nodes wait for this rank's turn on its node. */
+        if (rc == 0)
+            op->steps[op->nsteps - 1].gated = !tokens_same_node(op->site_prio, me, dst);
+    }
+    return rc;
+}
+
+/* The bytes this rank sends to `dst` (0: none) and where they start in
+ * elements of the send type. */
+static long send_block(const struct nbop *op, int dst, int ssize, long *displ)
+{
+    const struct tnbc_args *a = &op->a;
+    long count;
+    *displ = 0;
+    if ((a->root >= 0 && dst != a->root) || dst == op->self_sub)
+        return 0;
+    if (a->op == TNBC_ALLTOALL) {
+        count = a->scount;
+        *displ = (long)dst * a->scount;
+    } else if (a->op == TNBC_ALLTOALLV) {
+        count = a->scounts[dst];
+        *displ = a->sdispls[dst];
+    } else {
+        count = a->scount;
+    }
+    return count > 0 ? count * ssize : 0;
+}
+
+/* Per-source operations: room for every step nbop_plan_sends may add, and
+ * the request arrays, allocated before the ranks agree (an allocation
+ * failure then votes blocking). The receivers choose the cut; this bound
+ * assumes they cut as this rank would (same page size and TNBC_PIECE), and
+ * nbop_plan_sends still grows the arrays if one asks for more pieces. */
+static int reserve_sends(struct nbop *op)
+{
+    const struct tnbc_args *a = &op->a;
+    long page = (long)tnbc_page_size(), want = piece_bytes, extra = 2;   /* tokens */
+    int ssize = 0;
+    if (a->sendbuf != MPI_IN_PLACE && PMPI_Type_size(a->stype, &ssize) == MPI_SUCCESS) {
+        for (int dst = 0; dst < op->layout.comm_size; dst++) {
+            long displ, bytes = send_block(op, dst, ssize, &displ);
+            if (bytes == 0)
+                continue;
+            long piece = want > 0 ? (want + page - 1) / page * page : bytes;
+            long n = bytes / (piece > 0 ? piece : 1) + 2;
+            extra += 2 + (n < PIECES_MAX ? n : PIECES_MAX);
+        }
+    }
+    long cap = (long)op->nsteps + extra;
+    if (plan_steps_reserve(op, cap) != 0)
+        return -1;
+    op->reqs = malloc((size_t)cap * sizeof *op->reqs);
+    op->completed = malloc((size_t)cap * sizeof *op->completed);
+    op->cap_reqs = op->reqs && op->completed ? (int)cap : 0;
+    return op->cap_reqs ? 0 : -1;
+}
+
+int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
+{
+    const struct tnbc_args *a = &op->a;
+    int p = op->layout.comm_size;
+    int ssize = 0;
+    MPI_Aint sext;
+
+    if (!op->per_source)
+        return 0;        /* chunk steps: planned once, by nbop_create */
+    if (tokens_plan(op, got) != 0)
+        return -1;
+    if (a->sendbuf == MPI_IN_PLACE)
+        goto done;
+    PMPI_Type_size(a->stype, &ssize);
+    sext = nbop_extent(a->stype);
+    for (int dst = 0; dst < p; dst++) {
+        long displ, bytes = send_block(op, dst, ssize, &displ);
+        if (bytes == 0)
+            continue;
+        if (pieces_check(&got[dst].cut, bytes) != 0)
+            return -1;        /* the receiver expects another size: erroneous program */
+        if (plan_block_send(op, dst, op->vsend + displ * sext, bytes, &got[dst].cut) != 0)
+            return -1;
+    }
+done:
+    return plan_finish(op);
+}
+
+/* The caller's own block: no message, and as few copies as the blocking
+ * collective makes. Its pages that hold nothing else are opened first and
+ * filled with memcpy (the caller is inside the call, so nobody reads them
+ * half-filled); the bytes on pages it shares with other blocks still in
+ * flight go through /proc/self/mem. */
+void nbop_land_self(struct nbop *op)
+{
+    const struct tnbc_args *a = &op->a;
+    int me = op->self_sub;
+    long displ = 0;
+
+    if (me < 0)
+        return;
+    if (a->op == TNBC_ALLTOALL)
+        displ = (long)me * a->scount;
+    else if (a->op == TNBC_ALLTOALLV)
+        displ = a->sdispls[me];
+    plan_deliver(op, op->self_piece, (const char *)a->sendbuf + displ * nbop_extent(a->stype), 0, 1);
+}
+
+void nbop_wait_edges(struct nbop *op)
+{
+    unsigned n;
+    while ((n = atomic_load(&op->edges_left)) != 0)
+        syscall(SYS_futex, &op->edges_left, FUTEX_WAIT_PRIVATE, n, NULL, NULL, 0);
+}

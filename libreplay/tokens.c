@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* The node schedule (digest 000: one process's highest-priority blocks get
+ * the node's network to themselves at a time). The ranks of a node pass a
+ * token along in the profile's phase order: a rank's bodies to other nodes
+ * wait for it (gated sends), and it hands the token on when they are done.
+ * This file owns the token steps and the node table's use; the progress
+ * thread runs the steps. */
+#include "plan.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+/* Set once at start (nbop_configure). */
+static int node_schedule = 1;
+
+void tokens_set_schedule(int on) { node_schedule = on; }
+
+/* Where this rank stands in its node's schedule: the ranks just before
+ * and after it (-1 at the ends, or with no schedule). */
+static void node_neighbours(struct nbop *op, const struct tnbc_profile_site *site)
+{
+    int me = op->layout.comm_rank;
+    op->token_from = op->token_to = -1;
+    for (int n = 0; node_schedule && n < site->nnodes; n++) {
+        const struct tnbc_profile_node *node = &site->nodes[n];
+        for (int k = 0; k < node->nranks; k++) {
+            if (node->ranks[k] != me)
+                continue;
+            op->token_from = k > 0 ? node->ranks[k - 1] : -1;
+            op->token_to = k + 1 < node->nranks ? node->ranks[k + 1] : -1;
+            return;
+        }
+    }
+}
+
+/* FNV-1a over the node table (ranks in phase order, node by node); never 0
+ * for a table, 0 without one. */
+int tokens_hash(const struct tnbc_profile_site *site)
+{
+    uint32_t h = 2166136261u;
+    if (!node_schedule || site->nnodes == 0)
+        return 0;
+    for (int n = 0; n < site->nnodes; n++)
+        for (int k = -1; k < site->nodes[n].nranks; k++) {
+            h ^= (uint32_t)(k < 0 ? -1 - n : site->nodes[n].ranks[k]);
+            h *= 16777619u;
+        }
+    return (int)(h | 1);
+}
+
+/* Is rank r on this rank's node (per the profile's node table)? */
+int tokens_same_node(const struct tnbc_profile_site *site, int me, int r)
+{
+    for (int n = 0; n < site->nnodes; n++) {
+        const struct tnbc_profile_node *node = &site->nodes[n];
+        int has_me = 0, has_r = 0;
+        for (int k = 0; k < node->nranks; k++) {
+            has_me |= node->ranks[k] == me;
+            has_r |= node->ranks[k] == r;
+        }
+        if (has_me)
+            return has_r;
+    }
+    return 0;
+}
+
+static int add_token(struct nbop *op, enum step_kind kind, int peer, int prio)
+{
+    struct step *s = plan_step_new(op);
+    if (!s)
+        return -1;
+    *s = (struct step){ .kind = kind, .sub = -1, .peer = peer, .prio = prio };
+    return 0;
+}
+
+/* The node schedule is followed only when every rank would follow the same
+ * one. Every rank of a node takes part in its token chain, whether or not
+ * it sends anything itself (a root gathering in place sends nothing). */
+int tokens_plan(struct nbop *op, const struct edge_req *got)
+{
+    int p = op->layout.comm_size, same_schedule = 1;
+    for (int r = 0; r < p; r++)
+        same_schedule &= got[r].nodes_hash == op->nodes_hash;
+    op->token_from = op->token_to = -1;
+    if (same_schedule)
+        node_neighbours(op, op->site_prio);
+    op->token_ok = op->token_from < 0;
+    if ((op->token_from >= 0 && add_token(op, STEP_TOKEN_IN, op->token_from, INT_MIN) != 0) ||
+        (op->token_to >= 0 && add_token(op, STEP_TOKEN_OUT, op->token_to, INT_MAX) != 0))
+        return -1;
+    return 0;
+}
