@@ -34,8 +34,8 @@ CHECK_SUITES += replay
 
 .PHONY: check-replay
 check-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
-	@$(MAKE) --no-print-directory SAN=tsan build-tsan/lib/libtnbc-replay.so > /dev/null
-	@$(MAKE) --no-print-directory SAN=asan build-asan/lib/libtnbc-replay.so > /dev/null
+	@$(MAKE) --no-print-directory SAN=tsan BUILD=build-tsan build-tsan/lib/libtnbc-replay.so > /dev/null
+	@$(MAKE) --no-print-directory SAN=asan BUILD=build-asan build-asan/lib/libtnbc-replay.so > /dev/null
 	@BUILD=$(BUILD) BUILD_TSAN=build-tsan BUILD_ASAN=build-asan test/replay.sh
 
 CHECK_SUITES += testlib
@@ -75,7 +75,7 @@ CHECK_SUITES += comm
 
 .PHONY: check-comm
 check-comm: $(COMM_TEST_PROGS) $(BUILD)/bench/pencil $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
-	@$(MAKE) --no-print-directory SAN=tsan build-tsan/lib/libtnbc-replay.so > /dev/null
+	@$(MAKE) --no-print-directory SAN=tsan BUILD=build-tsan build-tsan/lib/libtnbc-replay.so > /dev/null
 	@BUILD=$(BUILD) BUILD_TSAN=build-tsan test/comm.sh
 
 # Torture suite (test/torture.sh): legal programs doing unusual things with
