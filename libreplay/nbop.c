@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef TNBC_TEST_HOOKS
@@ -325,11 +326,30 @@ void plan_deliver(struct nbop *op, int sub, const char *src, int edge, int in_ca
         tnbc_guard_open_sub(&op->guard, sub);
 }
 
+#ifdef TNBC_TEST_HOOKS
+/* Sanitizer builds only: TNBC_TEST_LAND_DELAY_US=N holds every landing N us,
+ * so a program that reads right after the early return certainly finds its
+ * data missing and waits in the fault path (test/replay.sh, ThreadSanitizer,
+ * which must see that path run to check it). */
+static void test_land_delay(void)
+{
+    static long us = -1;
+    if (us < 0)
+        us = tnbc_env_long("TNBC_TEST_LAND_DELAY_US", 0, 0, 10L * 1000 * 1000);
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    if (us > 0)
+        nanosleep(&ts, NULL);
+}
+#else
+static void test_land_delay(void) {}
+#endif
+
 void nbop_step_landed(struct nbop *op, int i)
 {
     const struct step *s = &op->steps[i];
     if (s->sub < 0 || !op->shadow)
         return;
+    test_land_delay();
     /* Each step delivers one guard sub-message: a piece or a chunk. */
     plan_deliver(op, s->sub, op->shadow + nbop_guard_layout(op)->sub[s->sub].offset,
                  s->kind == STEP_RECV && s->part != PART_BODY, 0);

@@ -143,24 +143,6 @@ static int start_steps(struct nbop *op, int *chunk_gate)
     return started;
 }
 
-#ifdef TNBC_TEST_HOOKS
-/* Sanitizer builds only: TNBC_TEST_LAND_DELAY_US=N holds every landing N us,
- * so a program that reads right after the early return certainly finds its
- * data missing and waits in the fault path (test/replay.sh, ThreadSanitizer,
- * which must see that path run to check it). */
-static void test_land_delay(void)
-{
-    static long us = -1;
-    if (us < 0)
-        us = tnbc_env_long("TNBC_TEST_LAND_DELAY_US", 0, 0, 10L * 1000 * 1000);
-    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
-    if (us > 0)
-        nanosleep(&ts, NULL);
-}
-#else
-static void test_land_delay(void) {}
-#endif
-
 static void finish_step(struct nbop *op, int i)
 {
     struct step *s = &op->steps[i];
@@ -168,7 +150,6 @@ static void finish_step(struct nbop *op, int i)
     op->remaining--;
     if (s->kind == STEP_TOKEN_IN)
         op->token_ok = 1;
-    test_land_delay();
     nbop_step_landed(op, i);
 }
 
