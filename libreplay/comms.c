@@ -3,6 +3,7 @@
 #include "comms.h"
 #include "config.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 struct comm_state {
@@ -27,6 +28,7 @@ static int state_delete(MPI_Comm comm, int key, void *value, void *extra)
     PMPI_Comm_free(&s->priv.data);
     PMPI_Comm_free(&s->priv.agree);
     free(s->priv.agree_out);   /* agree_got lies in the same block */
+    free(s->priv.node_of);
     if (s->prev)
         s->prev->next = s->next;
     else
@@ -58,6 +60,24 @@ static struct comm_state *lookup(MPI_Comm comm)
 
 int comms_known(MPI_Comm comm) { return lookup(comm) != NULL; }
 
+/* node_of[r] = the lowest rank of member r's node, every member computing
+ * the same array (collective on `comm`). */
+static int node_map(MPI_Comm comm, int size, int *node_of)
+{
+    MPI_Comm shm = MPI_COMM_NULL;
+    int me = 0, leader = 0;
+    if (PMPI_Comm_rank(comm, &me) != MPI_SUCCESS ||
+        PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &shm) != MPI_SUCCESS)
+        return -1;
+    int rc = PMPI_Allreduce(&me, &leader, 1, MPI_INT, MPI_MIN, shm);
+    PMPI_Comm_free(&shm);
+    if (rc != MPI_SUCCESS || PMPI_Allgather(&leader, 1, MPI_INT, node_of, 1, MPI_INT, comm) != MPI_SUCCESS)
+        return -1;
+    for (int r = 0; r < size; r++)
+        assert(node_of[r] >= 0 && node_of[r] <= r);
+    return 0;
+}
+
 struct comm_priv *comms_get(MPI_Comm comm, const char **why)
 {
     struct comm_state *s = lookup(comm);
@@ -78,14 +98,17 @@ struct comm_priv *comms_get(MPI_Comm comm, const char **why)
     if (s && PMPI_Comm_size(comm, &size) == MPI_SUCCESS && size > 0 &&
         (s->priv.agree_out = calloc(2 * (size_t)size, agree_elem ? agree_elem : 1)))
         s->priv.agree_got = (struct edge_req *)((char *)s->priv.agree_out + (size_t)size * agree_elem);
-    if (!s || !s->priv.agree_out) {
+    if (s && s->priv.agree_out)
+        s->priv.node_of = calloc((size_t)size, sizeof *s->priv.node_of);
+    if (!s || !s->priv.agree_out || !s->priv.node_of) {
         tnbc_warn("out of memory for a communicator's state");
         PMPI_Abort(MPI_COMM_WORLD, 1);   /* the other members are in the dup */
     }
     if (PMPI_Comm_dup(comm, &s->priv.data) != MPI_SUCCESS ||
         PMPI_Comm_dup(comm, &s->priv.agree) != MPI_SUCCESS ||
+        node_map(s->priv.agree, size, s->priv.node_of) != 0 ||
         PMPI_Comm_set_attr(comm, keyval, s) != MPI_SUCCESS) {
-        tnbc_warn("cannot duplicate a communicator for the progress thread");
+        tnbc_warn("cannot set up a communicator for the progress thread (duplicate or node map)");
         PMPI_Abort(MPI_COMM_WORLD, 1);   /* the members no longer agree */
     }
     s->user = comm;

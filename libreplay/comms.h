@@ -5,6 +5,7 @@
  * agreement on each call) and the count of agreed calls, which tags the
  * data. Created lazily on the first candidate call (MPI_Comm_dup is
  * collective: every member asks at the same call, as they all enter it),
+ * with the members' node map (MPI_Comm_split_type, once per communicator),
  * kept as an attribute of the user's communicator and freed by its delete
  * callback when the program frees the communicator (after everything in
  * flight has completed), or at MPI_Finalize. */
@@ -24,6 +25,9 @@ struct comm_priv {
      * communicator, since two threads may agree at once on two of them
      * (MPI forbids two at once on one). */
     struct edge_req *agree_out, *agree_got;
+    /* Per member, the lowest rank of its node (MPI_COMM_TYPE_SHARED): the
+     * same array on every member, so schedules built from it agree. */
+    int *node_of;
 };
 
 /* before_free runs before private duplicates are freed: it must complete

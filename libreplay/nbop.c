@@ -152,7 +152,7 @@ int nbop_step_tag(const struct nbop *op, const struct step *s)
 }
 
 struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_site *site,
-                         MPI_Comm priv, int tag, const char **why)
+                         MPI_Comm priv, const int *node_of, int tag, const char **why)
 {
     struct nbop *op = calloc(1, sizeof *op);
     int chunks = tnbc_op_is_chunked(a->op) ? (site->chunks > 0 ? site->chunks : 1) : 1;
@@ -166,6 +166,7 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
     op->self_sub = op->self_piece = -1;
     op->site_prio = site;
     op->comm = priv;
+    op->node_of = node_of;
     op->tag = tag;
     if (tnbc_layout_build(a, chunks, &op->layout, why) != 0) {
         free(op);
@@ -211,6 +212,11 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
         nbop_free(op);
         return NULL;
     }
+    if (!op->per_source) {
+        plan_chain_link(op);
+        op->order_hash = plan_order_hash(op);
+    }
+    op->node_of = NULL;     /* the communicator's; planning is over */
     return op;
 }
 
@@ -349,6 +355,9 @@ void nbop_step_landed(struct nbop *op, int i)
     const struct step *s = &op->steps[i];
     if (s->sub < 0 || !op->shadow)
         return;
+    if (s->chain && --op->chain_left[s->sub] > 0)
+        return;             /* a chunk lands whole, with its last piece */
+    assert(!s->chain || op->chain_left[s->sub] == 0);
     test_land_delay();
     /* Each step delivers one guard sub-message: a piece or a chunk. */
     plan_deliver(op, s->sub, op->shadow + nbop_guard_layout(op)->sub[s->sub].offset,

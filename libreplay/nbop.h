@@ -78,7 +78,11 @@ struct step {
     char *buf;            /* shadow or send copy, where this part starts */
     int count;
     MPI_Datatype type;
-    long chunk_first;     /* STEP_CHUNK: first element and count */
+    long chunk_first;     /* STEP_CHUNK, chain piece: first element (and count) */
+    int chain;            /* a bcast chain's piece (plan_chunked.c): a
+                             receive counts toward its chunk (sub) */
+    int after;            /* a relayed send: 1 + the index of the receive
+                             it forwards (posted once that is done); 0 */
     int posted, done;
 };
 
@@ -118,6 +122,9 @@ struct nbop {
     int64_t invocation;            /* the call's 0-based count at its site */
     int record;                    /* write a call row at reap time */
     int node_phase;
+    const int *node_of;            /* planning only: comms.h's node map */
+    int chain_left[64];            /* bcast chain: per chunk, pieces not received */
+    unsigned order_hash;           /* chunked ops: the schedule every rank must share */
     int *scatter_cd;               /* scatter(v) at the root: per chunk, p counts
                                       then p displacements (nbop_scatter_chunk) */
     struct nbop *next;
@@ -129,10 +136,11 @@ const struct tnbc_layout *nbop_guard_layout(const struct nbop *op);
 
 /* Builds this rank's side of the schedule: receive steps and the edge
  * requests in op->want (per-source operations), or the chunk steps. `site`
- * gives priorities and chunking. Returns NULL with *why set when this call
+ * gives priorities and chunking; node_of the members' node map (comms.h).
+ * Returns NULL with *why set when this call
  * cannot run early-returning here. */
 struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_site *site,
-                         MPI_Comm priv, int tag, const char **why);
+                         MPI_Comm priv, const int *node_of, int tag, const char **why);
 /* Per-source operations: adds the send steps, split as each destination
  * asked (got[d] is destination d's request). The node schedule is followed
  * only when every rank would follow the same one (the ranks may have been

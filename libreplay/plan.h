@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What the op's owner (nbop.c) shares with the planners that fill in its
  * steps: plan_source.c (per-source operations: point-to-point pieces),
- * plan_chunked.c (one non-blocking collective per chunk) and tokens.c (the
+ * plan_chunked.c (one non-blocking collective per chunk), plan_chain.c
+ * (bcast as a chain of pieces) and tokens.c (the
  * node schedule's token chain). Internal to those files. */
 #ifndef TNBC_PLAN_H
 #define TNBC_PLAN_H
@@ -34,11 +35,21 @@ void plan_deliver(struct nbop *op, int sub, const char *src, int edge, int in_ca
 const char *plan_per_source(struct nbop *op, const struct tnbc_profile_site *site);
 /* Body pieces of about this many bytes (0: one per block). */
 void plan_source_set_piece(long bytes);
+long plan_piece_bytes(void);
 
 /* plan_chunked.c: bcast, allreduce, reduce; scatter(v); reduce_scatter(_block). */
 const char *plan_chunked(struct nbop *op, const struct tnbc_profile_site *site);
 const char *plan_scattered(struct nbop *op, const struct tnbc_profile_site *site);
 const char *plan_reduce_scattered(struct nbop *op, const struct tnbc_profile_site *site);
+
+/* plan_chain.c: bcast's k chunks (first element, count) as a pipelined
+ * chain of pieces; NULL, or why not. After plan_finish: plan_chain_link
+ * ties each relayed send to its receive, and plan_order_hash gives the
+ * chunk schedule every rank must share (checked in the agreement). */
+const char *plan_bcast_chain(struct nbop *op, const struct tnbc_profile_site *site, int k,
+                             const long *first, const long *n);
+void plan_chain_link(struct nbop *op);
+unsigned plan_order_hash(const struct nbop *op);
 
 /* tokens.c: the node schedule (1: follow the profile's node phases, 0:
  * ignore them); the hash of a site's node table as this rank would follow

@@ -22,6 +22,7 @@
 static long piece_bytes = PIECES_DEFAULT_BYTES;
 
 void plan_source_set_piece(long bytes) { piece_bytes = bytes; }
+long plan_piece_bytes(void) { return piece_bytes > 0 ? piece_bytes : PIECES_DEFAULT_BYTES; }
 
 static int add_part(struct nbop *op, enum step_kind kind, int sub, int peer, enum part part,
                     int prio, char *buf, long bytes)
@@ -78,7 +79,7 @@ void nbop_copy_sends(struct nbop *op)
 {
     for (int i = 0; i < op->nsteps; i++) {
         struct step *s = &op->steps[i];
-        if (s->kind == STEP_SEND)
+        if (s->kind == STEP_SEND && s->src)   /* chunked ops copied theirs whole */
             memcpy(s->buf, s->src, (size_t)s->count);
     }
 }

@@ -117,6 +117,8 @@ static int start_steps(struct nbop *op, int *chunk_gate)
             continue;
         if (s->gated && !op->token_ok)
             continue;         /* not this rank's turn on its node yet */
+        if (s->after && !op->steps[s->after - 1].done)
+            break;            /* a relay: pieces leave in the order they match in */
         if (s->kind == STEP_TOKEN_OUT) {
             if (!op->token_ok || gated_left)
                 continue;     /* pass the turn on once mine is over */

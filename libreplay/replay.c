@@ -68,6 +68,7 @@ enum fallback {
                           reduction, stack or shared memory, overlap */
     FB_SMALL,          /* the receive buffer holds no whole page: nothing
                           could overlap, the call would wait for all of it */
+    FB_SCHEDULE,       /* the ranks' chunk schedules differ */
     FB_COUNT
 };
 
@@ -77,7 +78,7 @@ static const char *const fallback_names[FB_COUNT] = {
     [FB_CANNOT_LAND] = "cannot-land", [FB_NO_THREAD] = "no-progress-thread",
     [FB_OTHER_RANK] = "other-rank", [FB_TRIAL] = "trial", [FB_GUARD] = "guard-conflict",
     [FB_AGREE_FAILED] = "agreement-failed", [FB_SMALL] = "no-whole-page",
-    [FB_UNSAFE] = "unsafe",
+    [FB_UNSAFE] = "unsafe", [FB_SCHEDULE] = "schedule-differs",
 };
 
 struct site_stats {
@@ -473,7 +474,7 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
         *fb = FB_NO_THREAD;
         return NULL;
     }
-    struct nbop *op = nbop_create(a, *ps, cp->data, 1 + cp->seq % 8000, why);
+    struct nbop *op = nbop_create(a, *ps, cp->data, cp->node_of, 1 + cp->seq % 8000, why);
     if (!op)
         *fb = *why == nbop_oom ? FB_NO_MEMORY : FB_UNSUPPORTED;
     else if (!has_whole_page(nbop_guard_layout(op))) {
@@ -489,25 +490,36 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
 /* The ranks' agreement on a call, and the edge requests that go with it:
  * every rank tells every other whether it can transform the call and, for
  * per-source operations, how that rank's block must be cut for its edge
- * pages, and which node schedule it would follow. One small MPI_Alltoall
+ * pages, and which node schedule it would follow (chunked operations: the
+ * chunk schedule, which every rank must share). One small MPI_Alltoall
  * on a private communicator, over that communicator's buffers (allocated
  * with its state, so nothing here can run out of memory). Returns 1 when every rank voted yes;
- * cp->agree_got then holds what each rank asked of this one. */
+ * cp->agree_got then holds what each rank asked of this one. 0: a rank
+ * voted no; -1: the MPI call failed; AGREE_SCHEDULES_DIFFER: all voted
+ * yes, but their chunk schedules differ (e.g. two sites of one call whose
+ * profile lines order the chunks differently). */
+#define AGREE_SCHEDULES_DIFFER (-2)
 static int agree(struct nbop *op, int p, struct comm_priv *cp)
 {
     struct edge_req *out = cp->agree_out, *got = cp->agree_got;
     int all = op != NULL;
     for (int i = 0; i < p; i++)
-        out[i] = op && op->want ? op->want[i] : (struct edge_req){ .vote = op != NULL };
+        out[i] = op && op->want ? op->want[i]
+                                : (struct edge_req){ .vote = op != NULL,
+                                                     .nodes_hash = op ? (int)op->order_hash : 0 };
     int rc = PMPI_Alltoall(out, EDGE_REQ_INTS, MPI_INT, got, EDGE_REQ_INTS, MPI_INT, cp->agree);
     if (rc != MPI_SUCCESS) {
         static int warned;
         tnbc_warn_once(warned, "the agreement on a collective failed (MPI error %d); it runs blocking", rc);
         return -1;
     }
-    for (int i = 0; i < p; i++)
+    int same = 1;
+    for (int i = 0; i < p; i++) {
         all &= got[i].vote == 1;
-    return all;
+        same &= !op || op->want || got[i].nodes_hash == (int)op->order_hash;
+    }
+    /* Every rank sees every hash, so all see the same difference. */
+    return all && !same ? AGREE_SCHEDULES_DIFFER : all;
 }
 
 /* Was anything of the receive side left unguarded that is not an edge?
@@ -572,9 +584,11 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     }
     if (all != 1) {
         if (op)
-            fb = all < 0 ? FB_AGREE_FAILED : FB_OTHER_RANK;
+            fb = all == AGREE_SCHEDULES_DIFFER ? FB_SCHEDULE : all < 0 ? FB_AGREE_FAILED : FB_OTHER_RANK;
         if (ps && ps->on && !trial_off)
-            warn_blocking(st, site, a->op, op ? "another rank cannot transform it" : why);
+            warn_blocking(st, site, a->op,
+                          !op ? why : fb == FB_SCHEDULE ? "the ranks' profiles order its chunks differently"
+                                                        : "another rank cannot transform it");
         nbop_free(op);
         free(ip_copy);
         return blocking(a, st, fb);
