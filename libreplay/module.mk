@@ -54,7 +54,7 @@ bench-replay: $(REPLAY_BENCH_BINS) $(REPLAY_LIB)
 
 # Test programs of issue 16's checks in test/replay.sh (built by test/module.mk's
 # pattern rule for test/replay/%.c).
-REPLAY_CHECK_PROGS := $(BUILD)/test/replay/thread_level $(BUILD)/test/replay/own_symbols \
+REPLAY_CHECK_PROGS := $(BUILD)/test/replay/thread_level $(BUILD)/test/replay/own_symbols $(BUILD)/test/replay/bcast_two_sites \
                       $(BUILD)/test/replay/allreduce_loop $(BUILD)/test/replay/release_calls
 ALL_TARGETS += $(REPLAY_CHECK_PROGS)
 check-replay: $(REPLAY_CHECK_PROGS)

@@ -33,7 +33,7 @@ ALL_TARGETS  += $(REPLAY_TEST_PROGS)
 CHECK_SUITES += replay
 
 .PHONY: check-replay
-check-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
+check-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN) $(BUILD)/bench/bcastread
 	@$(MAKE) --no-print-directory SAN=tsan BUILD=build-tsan build-tsan/lib/libtnbc-replay.so > /dev/null
 	@$(MAKE) --no-print-directory SAN=asan BUILD=build-asan build-asan/lib/libtnbc-replay.so > /dev/null
 	@BUILD=$(BUILD) BUILD_TSAN=build-tsan BUILD_ASAN=build-asan test/replay.sh

@@ -301,6 +301,77 @@ check_bad_profile() {
         { echo "$out"; return 1; }
 }
 
+# An early bcast sends its bytes over the network no more often than the
+# blocking one: plain and tuned runs of the same bcasts (root 1, on node
+# 0), counting the bytes node 1's link received. One MPI_Ibcast per chunk
+# (libnbc's binomial tree) sent them twice.
+bcast_crosses_once() {
+    local link=/sys/class/net/tv-$CLUSTER-1/statistics/tx_bytes mode before bytes plain=0
+    local app=("$BUILD/bench/bcastread" --bytes 4194304 --chunks 4 --order 3,1,2,0 --root 1 --iters 6)
+    t_mpi_argv 4 "${app[@]}"
+    $TNBC trace -o "$W/bx.db" -- timeout -k 5 "$T_TIMEOUT" "${T_MPI_ARGV[@]}" > /dev/null &&
+        $TNBC analyze "$W/bx.db" -o "$W/bx.profile" > /dev/null && force_on "$W/bx.profile" "$W/bx.on.profile" ||
+        { echo "bcastread: trace or analysis failed"; return 1; }
+    for mode in plain tuned; do
+        before=$(cat "$link") || return 1
+        if [[ $mode == plain ]]; then
+            timeout -k 5 "$T_TIMEOUT" "${T_MPI_ARGV[@]}" > "$W/bx.$mode.out" || return 1
+        else
+            $TNBC run -p "$W/bx.on.profile" --summary "$W/bx.summary.d" -- \
+                timeout -k 5 "$T_TIMEOUT" "${T_MPI_ARGV[@]}" > "$W/bx.$mode.out" 2> "$W/bx.err" || return 1
+            (( $(early bx bcast) >= 4 * 7 )) || { echo "bcast: $(early bx bcast) early returns"; return 1; }
+        fi
+        grep -q 'check=ok' "$W/bx.$mode.out" || { echo "bcastread $mode: check failed"; return 1; }
+        bytes=$(( $(cat "$link") - before ))
+        echo "bcast: node 1's link received $bytes bytes ($mode)"
+        [[ $mode == plain ]] && plain=$bytes
+    done
+    # 7 bcasts of 4 MiB: at least 28 MiB whichever way; tuned within 25% of plain.
+    (( plain >= 7 * 4194304 && bytes * 4 <= plain * 5 )) ||
+        { echo "bcast: tuned sent $bytes bytes to node 1, plain $plain"; return 1; }
+}
+
+# One bcast called at two sites (the root's line and everyone else's),
+# both turned on with 4 chunks of 256 KiB. Orders alike: every call early,
+# the plain results. Orders different (each rank's chunks would match
+# another's chunk of the same size, so the data would land in the wrong
+# place): every rank runs it blocking with reason schedule-differs, said
+# once per rank, and the results are still the plain ones.
+check_bcast_two_sites() {
+    local app=("$PWD/$P/replay/bcast_two_sites" 1048576 4) ord want r db got
+    t_mpirun 3 "${app[@]}" > "$W/two.plain" || { echo "plain run failed"; return 1; }
+    t_mpi_argv 3 "${app[@]}"
+    $TNBC trace -o "$W/two.db" -- timeout -k 5 "$T_TIMEOUT" "${T_MPI_ARGV[@]}" > /dev/null &&
+        $TNBC analyze "$W/two.db" -o "$W/two.profile" > /dev/null || { echo "trace or analysis failed"; return 1; }
+    [[ $(grep -c '^site .* bcast$' "$W/two.profile") == 2 ]] || { echo "not two bcast sites"; return 1; }
+    for ord in "3 2 1 0" "0 1 2 3"; do
+        # The root's site saw no data in the trace: give it the others' shape and this order.
+        awk -v ord="$ord" '/^site .* bcast$/ {b = 1} /^end$/ {b = 0}
+            b && /^  block_bytes 0$/ {print "  block_bytes 1048576"; next}
+            b && /^  chunks 1$/ {print "  chunks 4"; next}
+            b && /^  order default 0$/ {print "  order default " ord; next}
+            b && /^  (recv|send)_prio \* 0$/ {sub(/\* 0$/, "* " ord)}
+            /^  decision off/ {print "  decision on forced"; next} {print}' "$W/two.profile" > "$W/two.o.profile"
+        rm -rf "$W/two.summary.d"
+        $TNBC run -p "$W/two.o.profile" --summary "$W/two.summary.d" -- \
+            timeout -k 5 "$T_TIMEOUT" "${T_MPI_ARGV[@]}" > "$W/two.tuned" 2> "$W/two.err" ||
+            { echo "tuned run failed (order $ord)"; cat "$W/two.err"; return 1; }
+        cmp -s "$W/two.plain" "$W/two.tuned" || { echo "results differ (order $ord)"; return 1; }
+        [[ $ord == "3 2 1 0" ]] && want=early || want=schedule-differs
+        for r in 0 1 2; do
+            db=$W/two.summary.d/rank-$(printf %06d $r).db
+            got=$(q "$db" "SELECT SUM(calls) || ':' || SUM(traced) || ':' || group_concat(fallback, '') FROM site WHERE op = 'bcast'")
+            if [[ $want == early ]]; then
+                [[ $got == 4:4: ]] || { echo "rank $r (orders alike): calls:early:fallback $got"; return 1; }
+            else
+                [[ $got == 4:0:schedule-differs:* ]] || { echo "rank $r (orders differ): $got"; return 1; }
+                [[ $(grep -c "^tnbc\[$r\]: bcast at .* runs blocking: the ranks' profiles order its chunks differently" "$W/two.err") == 2 ]] ||
+                    { echo "rank $r: reason not said once per site"; cat "$W/two.err"; return 1; }
+            fi
+        done
+    done
+}
+
 # Across an emulated cluster: 2 nodes x 2 ranks, shared memory inside a
 # node, TCP over 1 Gbit/s links between them; the node schedule is active.
 CLUSTER=tr$$; CLUSTER=${CLUSTER:0:8}
@@ -310,7 +381,7 @@ check_cluster() {
         source "/run/tnbc-cluster/$CLUSTER/env"
         pipeline cl 4 force "$P/replay/integrity" 21 2 && grep -q 'integrity: ok' "$W/cl.tuned" &&
             grep -q "^  node tnbc-$CLUSTER-n1" "$W/cl.profile" &&
-            [[ $(early cl alltoall) -gt 0 ]]
+            [[ $(early cl alltoall) -gt 0 ]] && bcast_crosses_once
     )
     local rc=$?
     scripts/cluster/tnbc-cluster down --name "$CLUSTER" >/dev/null 2>&1
@@ -338,6 +409,7 @@ t_openmpi_only "ThreadSanitizer: progress thread and program" "the sanitizer bui
     T_TIMEOUT=300 t_run "ThreadSanitizer: progress thread and program" check_tsan
 t_openmpi_only "LeakSanitizer: no leak in the replay library" "the sanitizer builds (build-tsan, build-asan) are Open MPI builds" &&
     T_TIMEOUT=300 t_run "LeakSanitizer: no leak in the replay library" check_lsan_integrity
+t_run "one bcast at two sites: chunk orders alike go early, different ones run blocking" check_bcast_two_sites
 t_run "no profile: pass-through" check_no_profile
 t_run "malformed profile: one line, blocking" check_bad_profile
 if [[ ${T_MPI:-openmpi} == mpich ]]; then
