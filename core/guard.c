@@ -70,8 +70,23 @@ static uintptr_t page_up(uintptr_t a) { return page_down(a + page_size - 1); }
 
 /* mprotect straight to the kernel: the program's mprotect is interposed
  * (wrap_libc.c) to lift guards first, which must not happen to ours. */
+#ifdef TNBC_TEST_HOOKS
+/* Test builds (SAN=...): TNBC_TEST_FAIL_MPROTECT=N makes every N-th of our
+ * mprotects fail with ENOMEM, as the kernel's do when the process's
+ * mappings reach vm.max_map_count (every guard splits them). Read once by
+ * tnbc_guard_init. */
+static long fail_mprotect_every;
+static atomic_long mprotect_calls;
+#endif
+
 static int raw_mprotect(uintptr_t a, size_t len, int prot)
 {
+#ifdef TNBC_TEST_HOOKS
+    if (fail_mprotect_every > 0 && (atomic_fetch_add(&mprotect_calls, 1) + 1) % fail_mprotect_every == 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+#endif
     return (int)syscall(SYS_mprotect, (void *)a, len, prot);
 }
 
@@ -175,15 +190,53 @@ static int page_ready(struct tnbc_guard *g, uintptr_t page)
     return !overlapping(g, page, page + page_size, is_needed_closed, NULL);
 }
 
-static void set_prot(struct tnbc_guard *g, uintptr_t a, uintptr_t b, int prot)
+/* 0, or -1 when the kernel refused (see open_whole). */
+static int set_prot(struct tnbc_guard *g, uintptr_t a, uintptr_t b, int prot)
 {
     if (a < g->lo)
         a = g->lo;
     if (b > g->hi)
         b = g->hi;
-    if (a < b)
-        raw_mprotect(a, b - a, prot);
+    return a < b ? raw_mprotect(a, b - a, prot) : 0;
 }
+
+/* mprotect refused to open [a, b). Pages the program has unmapped (freed
+ * memory whose guard is still registered) have nothing to open, and the
+ * kernel says ENOMEM for them as it does for too many mappings: go page by
+ * page, each tried twice, and skip the unmapped ones (mincore fails on
+ * them). 0, or -1 when a mapped page stays closed. */
+static int open_mapped_pages(uintptr_t a, uintptr_t b)
+{
+    unsigned char in_core;
+    for (uintptr_t p = a; p < b; p += page_size) {
+        if (raw_mprotect(p, page_size, PROT_READ | PROT_WRITE) == 0 ||
+            raw_mprotect(p, page_size, PROT_READ | PROT_WRITE) == 0)
+            continue;
+        if (syscall(SYS_mincore, (void *)p, page_size, &in_core) != 0 && errno == ENOMEM)
+            continue;
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens [a, b) of the guard under its lock. 0, or -1 (see open_whole). */
+static int open_range(struct tnbc_guard *g, uintptr_t a, uintptr_t b)
+{
+    if (a < g->lo)
+        a = g->lo;
+    if (b > g->hi)
+        b = g->hi;
+    if (a >= b)
+        return 0;
+    sigset_t mask = guard_lock(g);
+    int rc = raw_mprotect(a, b - a, PROT_READ | PROT_WRITE);
+    if (rc != 0)
+        rc = open_mapped_pages(a, b);
+    guard_unlock(g, &mask);
+    return rc;
+}
+
+static void open_whole(struct tnbc_guard *g, uint64_t tick);
 
 /* Open sub-message s's pages whose every sub-message is open. Its interior
  * pages hold no other sub-message; only the first and last may be shared.
@@ -206,10 +259,7 @@ static uintptr_t open_ready_pages_from(struct tnbc_guard *g, int s, uintptr_t *f
     *from = a;
     if (a >= b)
         return a;
-    sigset_t mask = guard_lock(g);
-    set_prot(g, a, b, PROT_READ | PROT_WRITE);
-    guard_unlock(g, &mask);
-    return b;
+    return open_range(g, a, b) == 0 ? b : a;   /* refused: the fault path tries again */
 }
 
 static void open_ready_pages(struct tnbc_guard *g, int s)
@@ -254,9 +304,11 @@ static int open_for_one_instruction(struct tnbc_guard *g, uintptr_t page, void *
     pend[npend].g = g;
     pend[npend].page = page;
     npend++;
-    sigset_t mask = guard_lock(g);
-    set_prot(g, page, page + page_size, PROT_READ | PROT_WRITE);
-    guard_unlock(g, &mask);
+    if (open_range(g, page, page + page_size) != 0) {
+        npend--;              /* no single step on a page still closed */
+        tnbc_range_unpin(&g->obj);
+        return -1;
+    }
     uc->uc_mcontext.gregs[REG_EFL] |= EFLAGS_TF;
     return 0;
 #else
@@ -306,9 +358,8 @@ static void handle_fault(struct tnbc_guard *g, uintptr_t addr, void *ctx)
     if (t.page_opened)      /* one mprotect per fault, not two */
         return;
     if (page_ready(g, page)) {
-        sigset_t mask = guard_lock(g);
-        set_prot(g, page, page + page_size, PROT_READ | PROT_WRITE);
-        guard_unlock(g, &mask);
+        if (open_range(g, page, page + page_size) != 0)
+            open_whole(g, tick);
         return;
     }
     /* The page still holds closed sub-messages (or the fault was in a gap
@@ -319,9 +370,31 @@ static void handle_fault(struct tnbc_guard *g, uintptr_t addr, void *ctx)
         (g->flags & GUARD_WAIT_NEIGHBOURS) ? TNBC_REL_NEIGHBOUR : TNBC_REL_LIMIT, tick
     };
     overlapping(g, page, page + page_size, expose_released, &e);
-    sigset_t mask = guard_lock(g);
-    set_prot(g, page, page + page_size, PROT_READ | PROT_WRITE);
-    guard_unlock(g, &mask);
+    if (open_range(g, page, page + page_size) != 0)
+        open_whole(g, tick);
+}
+
+/* The kernel refused to open a page the program needs (ENOMEM: the
+ * process's mappings are at vm.max_map_count, and every guard splits
+ * them). Wait for every sub-message of the guard, then open all its pages
+ * at once, which merges mappings instead of splitting them: the call has
+ * then simply waited for its data (said once). Refused even that, nothing
+ * can make the program's data readable: say so and abort, rather than
+ * fault for ever or let it read what has not arrived. Signal context or
+ * not; async-signal-safe. */
+static void open_whole(struct tnbc_guard *g, uint64_t tick)
+{
+    static atomic_int said;
+    struct expose_arg e = { TNBC_REL_LIMIT, tick };
+    if (!atomic_exchange(&said, 1))
+        tnbc_write_stderr("tnbc: mprotect could not open guarded pages (too many memory mappings?); "
+                          "the calls concerned wait for all their data\n");
+    overlapping(g, g->lo, g->hi, expose_released, &e);
+    for (int tries = 0; tries < 8; tries++)
+        if (open_range(g, g->lo, g->hi) == 0)
+            return;
+    tnbc_write_stderr("tnbc: mprotect cannot open guarded pages of the program's buffer; aborting\n");
+    abort();
 }
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -419,10 +492,14 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
         in_handler++;
         for (int i = 0; i < npend; i++) {
             struct tnbc_guard *g = pend[i].g;
+            uintptr_t page = pend[i].page;
             sigset_t mask = guard_lock(g);
-            if (!page_ready(g, pend[i].page))
-                set_prot(g, pend[i].page, pend[i].page + page_size, g->closed_prot);
+            int open = !page_ready(g, page) && set_prot(g, page, page + page_size, g->closed_prot) != 0;
             guard_unlock(g, &mask);
+            if (open) {       /* could not close it again: its data must be there first */
+                struct expose_arg e = { TNBC_REL_LIMIT, tnbc_program_ticks() };
+                overlapping(g, page, page + page_size, expose_released, &e);
+            }
             tnbc_range_unpin(&g->obj);
         }
         npend = 0;
@@ -613,6 +690,9 @@ int tnbc_guard_init(void)
         return 0;
     tnbc_page_size();
     rearm_max = tnbc_env_long("TNBC_TRACE_REARM_MAX", 4096, 0, 1L << 30);
+#ifdef TNBC_TEST_HOOKS
+    fail_mprotect_every = tnbc_env_long("TNBC_TEST_FAIL_MPROTECT", 0, 0, 1L << 30);
+#endif
     step_exact = tnbc_env_bool("TNBC_TRACE_EXACT", 0);
     /* Asynchronous signals wait while our handlers run: a program's signal
      * handler that touches a guarded buffer would otherwise find the
@@ -756,6 +836,13 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     if (tnbc_range_insert(g->lo, g->hi, &g->obj) != 0)
         goto fail;               /* overlaps a live guard */
     if (raw_mprotect(g->lo, g->hi - g->lo, g->closed_prot) != 0) {
+        /* A failed mprotect may have closed part of the range: open it
+         * again before anyone can fault on it with no guard to answer. */
+        for (int tries = 0; raw_mprotect(g->lo, g->hi - g->lo, PROT_READ | PROT_WRITE) != 0; tries++)
+            if (tries == 8) {
+                tnbc_write_stderr("tnbc: mprotect cannot reopen a buffer it failed to guard; aborting\n");
+                abort();
+            }
         tnbc_range_remove(&g->obj);
         goto fail;
     }
@@ -774,9 +861,8 @@ void tnbc_guard_disarm(struct tnbc_guard *g, enum tnbc_release_reason why)
     uint64_t tick = tnbc_program_ticks();
     for (int s = 0; s < g->layout->nsub; s++)
         expose(g, s, TNBC_EV_RELEASE, why, tick);
-    sigset_t mask = guard_lock(g);
-    set_prot(g, g->lo, g->hi, PROT_READ | PROT_WRITE);
-    guard_unlock(g, &mask);
+    if (open_range(g, g->lo, g->hi) != 0)
+        open_whole(g, tick);
     tnbc_range_remove(&g->obj);
     atomic_fetch_add(&disarms, 1);
     g->armed = 0;
@@ -805,9 +891,8 @@ static void release_in_guard(struct tnbc_range_obj *obj, void *arg)
     struct tnbc_guard *g = (struct tnbc_guard *)obj;
     struct release_arg *r = arg;
     overlapping(g, r->a, r->b, count_closed_exposed, r);
-    sigset_t mask = guard_lock(g);
-    set_prot(g, r->a, r->b, PROT_READ | PROT_WRITE);
-    guard_unlock(g, &mask);
+    if (open_range(g, r->a, r->b) != 0)
+        open_whole(g, tnbc_program_ticks());
 }
 
 int tnbc_guard_release_range(const void *addr, size_t len, enum tnbc_release_reason why)

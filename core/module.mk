@@ -10,6 +10,8 @@ CORE_WRAP_SRCS := core/intercept.c core/wrap_collectives.c core/wrap_release_mpi
                   core/wrap_libc.c core/wrap_fortran.c core/wrap_alltoallw.c \
                   core/wrap_neighbor.c
 CORE_BASE_OBJS := $(call objs,,$(CORE_BASE_SRCS)) $(BUILD)/core/tracedb_schema.o
+# Sanitizer builds: test hooks (TNBC_TEST_FAIL_MPROTECT, core/guard.c).
+$(BUILD)/core/guard.o: CFLAGS += $(if $(SAN),-DTNBC_TEST_HOOKS)
 CORE_WRAP_OBJS := $(call objs,,$(CORE_WRAP_SRCS))
 CORE_LIBS      := -lsqlite3 -ldl
 

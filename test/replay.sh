@@ -616,6 +616,41 @@ check_alloc_failure() {
     done
 }
 
+# mprotect failure: in the sanitizer build, TNBC_TEST_FAIL_MPROTECT=N fails
+# every N-th mprotect of the guard with ENOMEM (as the kernel does at
+# vm.max_map_count), with each landing held 3 ms so that the program
+# faults on pages still closed. A guard that cannot be armed makes its call
+# wait for all its data (guard-conflict); a page that cannot be opened is
+# opened page by page or the call waits for all its data. The results are
+# the plain run's; nothing aborts, hangs or reports a sanitizer error.
+check_mprotect_failure() {
+    local asan ubsan lib=$PWD/build-asan/lib/libtnbc-replay.so
+    asan=$(gcc -print-file-name=libasan.so); ubsan=$(gcc -print-file-name=libubsan.so)
+    [[ -f "$asan" && -f "$ubsan" && -f "$lib" ]] || { echo "no ASan build (make SAN=asan)"; return 1; }
+    pipeline mf 3 force "$P/replay/integrity" 12 4 || return 1
+    local n r conflicts
+    for n in 2 3; do
+        t_mpirun 3 -x LD_PRELOAD="$asan:$ubsan:$lib" -x TNBC_PROFILE="$W/mf.on.profile" \
+            -x TNBC_REPLAY_DIR="$W/mf$n.d" -x TNBC_TEST_FAIL_MPROTECT=$n -x TNBC_TEST_LAND_DELAY_US=3000 \
+            -x ASAN_OPTIONS=detect_leaks=0 "$P/replay/integrity" 12 4 > "$W/mf$n.out" 2>&1 ||
+            { tail -30 "$W/mf$n.out"; return 1; }
+        cmp <(grep -E '^(integrity|checksums)' "$W/mf$n.out") "$W/mf.plain" ||
+            { echo "every $n-th mprotect failing: results differ"; return 1; }
+        conflicts=0
+        for r in 0 1 2; do
+            conflicts=$((conflicts + $(q "$W/mf$n.d/rank-00000$r.db" "SELECT count(*) FROM site WHERE fallback LIKE '%guard-conflict%'")))
+        done
+        echo "every $n-th mprotect failing: $conflicts site rows with guard-conflict"
+        [[ $conflicts -gt 0 ]] || { echo "no call counted as guard-conflict"; return 1; }
+        if grep -Eq 'ERROR: AddressSanitizer|runtime error|aborting' "$W/mf$n.out"; then
+            grep -B3 -A8 -E 'ERROR: AddressSanitizer|runtime error|aborting' "$W/mf$n.out" | head -40
+            return 1
+        fi
+    done
+}
+
+t_openmpi_only "mprotect failures: same results, no abort, no hang" "the sanitizer builds (build-tsan, build-asan) are Open MPI builds" &&
+    T_TIMEOUT=300 t_run "mprotect failures: same results, no abort, no hang" check_mprotect_failure
 t_openmpi_only "allocation failures vote blocking: same results, no abort, no leak" "the sanitizer builds (build-tsan, build-asan) are Open MPI builds" &&
     T_TIMEOUT=300 t_run "allocation failures vote blocking: same results, no abort, no leak" check_alloc_failure
 t_summary
