@@ -100,6 +100,12 @@ static int new_site(void *caller)
     return add_site(s);
 }
 
+size_t tnbc_site_module_len(const char *id)
+{
+    const char *plus = strchr(id, '+');
+    return plus ? (size_t)(plus - id) : strlen(id);
+}
+
 const char *tnbc_site_shape(const struct tnbc_site *site)
 {
     const char *at = site->shape ? strrchr(site->id, '@') : NULL;

@@ -30,6 +30,9 @@ struct tnbc_site {
  * becomes "?+0xADDRESS". Not async-signal-safe. */
 const struct tnbc_site *tnbc_site_of(void *caller);
 int tnbc_site_count(void);
+/* The length of the module name that starts a site id `module+0xOFF...`
+ * (the whole id when it has no '+'). */
+size_t tnbc_site_module_len(const char *id);
 /* The variant of a plain site for a communicator shape (comm_shape.h):
  * same code address, id "<base id>@<name>", its own index; created on
  * first use. `base` itself when out of memory or unresolved. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "identity.h"
+#include "callsite.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -53,8 +54,8 @@ static int main_build_id(struct dl_phdr_info *info, size_t size, void *arg)
 /* Does the site id `module+0xOFF[@c...]` name the module `name`? */
 static int site_in(const char *site, const char *name)
 {
-    size_t n = strlen(name);
-    return strncmp(site, name, n) == 0 && site[n] == '+';
+    size_t n = tnbc_site_module_len(site);
+    return site[n] == '+' && strlen(name) == n && strncmp(site, name, n) == 0;
 }
 
 int identity_check(struct tnbc_profile *p, char *why, size_t whylen)

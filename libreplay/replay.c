@@ -127,8 +127,7 @@ static int match_module(struct dl_phdr_info *info, size_t size, void *arg)
 
 static int site_module_loaded(const char *id)
 {
-    const char *plus = strchr(id, '+');
-    struct module_query q = { id, plus ? (size_t)(plus - id) : strlen(id), 0 };
+    struct module_query q = { id, tnbc_site_module_len(id), 0 };
     if (q.len == 1 && id[0] == '?')
         return 1;      /* an unresolved site: cannot tell, assume it may match */
     dl_iterate_phdr(match_module, &q);
