@@ -34,6 +34,12 @@ BENCH_SUITES += tnbc
 bench-tnbc: $(REPLAY_LIB) $(TRACE_LIB) $(MERGE_BIN) $(ANALYZER_BIN) $(BENCH_BINS)
 	@BUILD=$(BUILD) bench/tnbc-bench.sh
 
+# No cost when off: plain against an all-off profile, paired (issue 16).
+BENCH_SUITES += off
+.PHONY: bench-off
+bench-off: $(REPLAY_LIB) $(TRACE_LIB) $(MERGE_BIN) $(ANALYZER_BIN) $(BENCH_BINS)
+	@BUILD=$(BUILD) bench/off-cost.sh
+
 # Costs of the runtime's choices: landing through /proc/self/mem, and the
 # pass-through overhead with no profile.
 REPLAY_BENCH_BINS := $(BUILD)/libreplay/bench/land_cost $(BUILD)/libreplay/bench/coll_loop
