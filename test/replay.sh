@@ -586,67 +586,57 @@ check_release_list() {
 }
 
 t_run "release before every MPI call with a buffer (generated from mpi.h)" check_release_list
-# Allocation failure: in the sanitizer build, TNBC_TEST_FAIL_ALLOC=N fails
-# every N-th allocation of the op's files (libreplay/testalloc.h). The calls hit run blocking
-# (counted as no-memory), the results are the plain run's, nothing aborts,
-# hangs, or leaks memory of the library's (LeakSanitizer).
-check_alloc_failure() {
-    local asan ubsan lib=$PWD/build-asan/lib/libtnbc-replay.so
+# inject NAME WHAT REASON ASAN_OPTIONS N... -- ENV...: failure injection in
+# the sanitizer build. The integrity program, its sites forced on, runs
+# under the ASan/UBSan replay library with ENV (which names N), for each N:
+# the results must be the plain run's, some site rows must count REASON,
+# and no sanitizer error, frame of the library's in a leak report, or
+# abort may show. WHAT names the failure in messages.
+inject() {
+    local name=$1 what=$2 reason=$3 asan_opts=$4; shift 4
+    local ns=() n r hits asan ubsan lib=$PWD/build-asan/lib/libtnbc-replay.so
+    while [[ $1 != -- ]]; do ns+=("$1"); shift; done; shift
     asan=$(gcc -print-file-name=libasan.so); ubsan=$(gcc -print-file-name=libubsan.so)
     [[ -f "$asan" && -f "$ubsan" && -f "$lib" ]] || { echo "no ASan build (make SAN=asan)"; return 1; }
-    pipeline af 3 force "$P/replay/integrity" 12 4 || return 1
-    local n r oom
-    for n in 3 11; do
-        t_mpirun 3 -x LD_PRELOAD="$asan:$ubsan:$lib" -x TNBC_PROFILE="$W/af.on.profile" \
-            -x TNBC_REPLAY_DIR="$W/af$n.d" -x TNBC_TEST_FAIL_ALLOC=$n \
-            -x ASAN_OPTIONS=detect_leaks=1:exitcode=0 "$P/replay/integrity" 12 4 > "$W/af$n.out" 2>&1 ||
-            { tail -30 "$W/af$n.out"; return 1; }
-        cmp <(grep -E '^(integrity|checksums)' "$W/af$n.out") "$W/af.plain" ||
-            { echo "every $n-th allocation failing: results differ"; return 1; }
-        oom=0
+    pipeline "$name" 3 force "$P/replay/integrity" 12 4 || return 1
+    local bad='^ +#[0-9]+ .* (libreplay|core|profiles)/[a-z_]+\.c:|ERROR: AddressSanitizer|runtime error|aborting'
+    for n in "${ns[@]}"; do
+        t_mpirun 3 -x LD_PRELOAD="$asan:$ubsan:$lib" -x TNBC_PROFILE="$W/$name.on.profile" \
+            -x TNBC_REPLAY_DIR="$W/$name$n.d" $(printf -- "-x %s " "${@//\{n\}/$n}") \
+            -x ASAN_OPTIONS="$asan_opts" "$P/replay/integrity" 12 4 > "$W/$name$n.out" 2>&1 ||
+            { tail -30 "$W/$name$n.out"; return 1; }
+        cmp <(grep -E '^(integrity|checksums)' "$W/$name$n.out") "$W/$name.plain" ||
+            { echo "every $n-th $what failing: results differ"; return 1; }
+        hits=0
         for r in 0 1 2; do
-            oom=$((oom + $(q "$W/af$n.d/rank-00000$r.db" "SELECT count(*) FROM site WHERE fallback LIKE '%no-memory%'")))
+            hits=$((hits + $(q "$W/$name$n.d/rank-00000$r.db" "SELECT count(*) FROM site WHERE fallback LIKE '%$reason%'")))
         done
-        echo "every $n-th allocation failing: $oom site rows with no-memory"
-        [[ $oom -gt 0 ]] || { echo "no call counted as no-memory"; return 1; }
-        if grep -Eq '^ +#[0-9]+ .* (libreplay|core|profiles)/[a-z_]+\.c:|ERROR: AddressSanitizer|runtime error' "$W/af$n.out"; then
-            grep -B3 -A8 -E ' (libreplay|core|profiles)/[a-z_]+\.c:|ERROR: AddressSanitizer|runtime error' "$W/af$n.out" | head -40
+        echo "every $n-th $what failing: $hits site rows with $reason"
+        [[ $hits -gt 0 ]] || { echo "no call counted as $reason"; return 1; }
+        if grep -Eq "$bad" "$W/$name$n.out"; then
+            grep -B3 -A8 -E "$bad" "$W/$name$n.out" | head -40
             return 1
         fi
     done
 }
 
-# mprotect failure: in the sanitizer build, TNBC_TEST_FAIL_MPROTECT=N fails
-# every N-th mprotect of the guard with ENOMEM (as the kernel does at
-# vm.max_map_count), with each landing held 3 ms so that the program
-# faults on pages still closed. A guard that cannot be armed makes its call
-# wait for all its data (guard-conflict); a page that cannot be opened is
-# opened page by page or the call waits for all its data. The results are
-# the plain run's; nothing aborts, hangs or reports a sanitizer error.
+# Allocation failure: TNBC_TEST_FAIL_ALLOC=N fails every N-th allocation of
+# the op's files (libreplay/testalloc.h). The calls hit run blocking
+# (counted as no-memory), the results are the plain run's, nothing aborts,
+# hangs, or leaks memory of the library's (LeakSanitizer).
+check_alloc_failure() {
+    inject af allocation no-memory detect_leaks=1:exitcode=0 3 11 -- 'TNBC_TEST_FAIL_ALLOC={n}'
+}
+
+# mprotect failure: TNBC_TEST_FAIL_MPROTECT=N fails every N-th mprotect of
+# the guard with ENOMEM (as the kernel does at vm.max_map_count), with each
+# landing held 3 ms so that the program faults on pages still closed. A
+# guard that cannot be armed makes its call wait for all its data
+# (guard-conflict); a page that cannot be opened is opened page by page or
+# the call waits for all its data. The results are the plain run's;
+# nothing aborts, hangs or reports a sanitizer error.
 check_mprotect_failure() {
-    local asan ubsan lib=$PWD/build-asan/lib/libtnbc-replay.so
-    asan=$(gcc -print-file-name=libasan.so); ubsan=$(gcc -print-file-name=libubsan.so)
-    [[ -f "$asan" && -f "$ubsan" && -f "$lib" ]] || { echo "no ASan build (make SAN=asan)"; return 1; }
-    pipeline mf 3 force "$P/replay/integrity" 12 4 || return 1
-    local n r conflicts
-    for n in 2 3; do
-        t_mpirun 3 -x LD_PRELOAD="$asan:$ubsan:$lib" -x TNBC_PROFILE="$W/mf.on.profile" \
-            -x TNBC_REPLAY_DIR="$W/mf$n.d" -x TNBC_TEST_FAIL_MPROTECT=$n -x TNBC_TEST_LAND_DELAY_US=3000 \
-            -x ASAN_OPTIONS=detect_leaks=0 "$P/replay/integrity" 12 4 > "$W/mf$n.out" 2>&1 ||
-            { tail -30 "$W/mf$n.out"; return 1; }
-        cmp <(grep -E '^(integrity|checksums)' "$W/mf$n.out") "$W/mf.plain" ||
-            { echo "every $n-th mprotect failing: results differ"; return 1; }
-        conflicts=0
-        for r in 0 1 2; do
-            conflicts=$((conflicts + $(q "$W/mf$n.d/rank-00000$r.db" "SELECT count(*) FROM site WHERE fallback LIKE '%guard-conflict%'")))
-        done
-        echo "every $n-th mprotect failing: $conflicts site rows with guard-conflict"
-        [[ $conflicts -gt 0 ]] || { echo "no call counted as guard-conflict"; return 1; }
-        if grep -Eq 'ERROR: AddressSanitizer|runtime error|aborting' "$W/mf$n.out"; then
-            grep -B3 -A8 -E 'ERROR: AddressSanitizer|runtime error|aborting' "$W/mf$n.out" | head -40
-            return 1
-        fi
-    done
+    inject mf mprotect guard-conflict detect_leaks=0 2 3 -- 'TNBC_TEST_FAIL_MPROTECT={n}' TNBC_TEST_LAND_DELAY_US=3000
 }
 
 t_openmpi_only "mprotect failures: same results, no abort, no hang" "the sanitizer builds (build-tsan, build-asan) are Open MPI builds" &&
