@@ -190,14 +190,20 @@ static int page_ready(struct tnbc_guard *g, uintptr_t page)
     return !overlapping(g, page, page + page_size, is_needed_closed, NULL);
 }
 
+/* Clips [*a, *b) to the guard's range; whether anything is left. */
+static int clip(const struct tnbc_guard *g, uintptr_t *a, uintptr_t *b)
+{
+    if (*a < g->lo)
+        *a = g->lo;
+    if (*b > g->hi)
+        *b = g->hi;
+    return *a < *b;
+}
+
 /* 0, or -1 when the kernel refused (see open_whole). */
 static int set_prot(struct tnbc_guard *g, uintptr_t a, uintptr_t b, int prot)
 {
-    if (a < g->lo)
-        a = g->lo;
-    if (b > g->hi)
-        b = g->hi;
-    return a < b ? raw_mprotect(a, b - a, prot) : 0;
+    return clip(g, &a, &b) ? raw_mprotect(a, b - a, prot) : 0;
 }
 
 /* mprotect refused to open [a, b). Pages the program has unmapped (freed
@@ -222,11 +228,7 @@ static int open_mapped_pages(uintptr_t a, uintptr_t b)
 /* Opens [a, b) of the guard under its lock. 0, or -1 (see open_whole). */
 static int open_range(struct tnbc_guard *g, uintptr_t a, uintptr_t b)
 {
-    if (a < g->lo)
-        a = g->lo;
-    if (b > g->hi)
-        b = g->hi;
-    if (a >= b)
+    if (!clip(g, &a, &b))
         return 0;
     sigset_t mask = guard_lock(g);
     int rc = raw_mprotect(a, b - a, PROT_READ | PROT_WRITE);

@@ -166,7 +166,6 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
     op->self_sub = op->self_piece = -1;
     op->site_prio = site;
     op->comm = priv;
-    op->node_of = node_of;
     op->tag = tag;
     if (tnbc_layout_build(a, chunks, &op->layout, why) != 0) {
         free(op);
@@ -178,7 +177,7 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
         *why = plan_per_source(op, site);
         break;
     case TNBC_BCAST: case TNBC_ALLREDUCE: case TNBC_REDUCE:
-        *why = plan_chunked(op, site);
+        *why = plan_chunked(op, site, node_of);
         break;
     case TNBC_SCATTER: case TNBC_SCATTERV:
         *why = plan_scattered(op, site);
@@ -216,7 +215,6 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
         plan_chain_link(op);
         op->order_hash = plan_order_hash(op);
     }
-    op->node_of = NULL;     /* the communicator's; planning is over */
     return op;
 }
 

@@ -62,7 +62,9 @@ enum part { PART_BODY, PART_HEAD, PART_TAIL };
 struct edge_req {
     int vote;
     struct piece_cut cut;
-    int nodes_hash;       /* the node schedule this rank would follow */
+    int nodes_hash;       /* the schedule this rank would follow: per-source
+                             operations, the node schedule's (tokens.c);
+                             chunked ones, the chunks' (op->order_hash) */
 };
 #define EDGE_REQ_INTS ((int)(sizeof(struct edge_req) / sizeof(int)))
 
@@ -122,7 +124,6 @@ struct nbop {
     int64_t invocation;            /* the call's 0-based count at its site */
     int record;                    /* write a call row at reap time */
     int node_phase;
-    const int *node_of;            /* planning only: comms.h's node map */
     int chain_left[64];            /* bcast chain: per chunk, pieces not received */
     unsigned order_hash;           /* chunked ops: the schedule every rank must share */
     int *scatter_cd;               /* scatter(v) at the root: per chunk, p counts

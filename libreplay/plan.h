@@ -37,8 +37,9 @@ const char *plan_per_source(struct nbop *op, const struct tnbc_profile_site *sit
 void plan_source_set_piece(long bytes);
 long plan_piece_bytes(void);
 
-/* plan_chunked.c: bcast, allreduce, reduce; scatter(v); reduce_scatter(_block). */
-const char *plan_chunked(struct nbop *op, const struct tnbc_profile_site *site);
+/* plan_chunked.c: bcast, allreduce, reduce (node_of: comms.h's node map,
+ * for bcast's chain); scatter(v); reduce_scatter(_block). */
+const char *plan_chunked(struct nbop *op, const struct tnbc_profile_site *site, const int *node_of);
 const char *plan_scattered(struct nbop *op, const struct tnbc_profile_site *site);
 const char *plan_reduce_scattered(struct nbop *op, const struct tnbc_profile_site *site);
 
@@ -46,8 +47,8 @@ const char *plan_reduce_scattered(struct nbop *op, const struct tnbc_profile_sit
  * chain of pieces; NULL, or why not. After plan_finish: plan_chain_link
  * ties each relayed send to its receive, and plan_order_hash gives the
  * chunk schedule every rank must share (checked in the agreement). */
-const char *plan_bcast_chain(struct nbop *op, const struct tnbc_profile_site *site, int k,
-                             const long *first, const long *n);
+const char *plan_bcast_chain(struct nbop *op, const struct tnbc_profile_site *site, const int *node_of,
+                             int k, const long *first, const long *n);
 void plan_chain_link(struct nbop *op);
 unsigned plan_order_hash(const struct nbop *op);
 

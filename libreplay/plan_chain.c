@@ -29,20 +29,21 @@
 /* This rank's neighbours in the chain: root first, then the others node
  * by node (nodes in the order their first member follows the root,
  * cyclically), each node's members in cyclic order from the root.
- * node_of: comms.h's node map, NULL: every rank its own node. -1 when
- * there is none; 0 or -1 (out of memory). */
+ * node_of: comms.h's node map. -1 when there is none; 0 or -1 (out of
+ * memory). */
 static int chain_neighbours(int p, int root, int me, const int *node_of, int *pred, int *succ)
 {
     int *firstpos = malloc(3 * (size_t)p * sizeof *firstpos);
     if (!firstpos)
         return -1;
     int *last = firstpos + p, *next = last + p;
+    assert(node_of);
     for (int r = 0; r < p; r++) {
         firstpos[r] = INT_MAX;
         last[r] = next[r] = -1;
     }
     for (int i = 0; i < p; i++) {          /* members of each node, cyclically */
-        int r = (root + i) % p, g = node_of ? node_of[r] : r;
+        int r = (root + i) % p, g = node_of[r];
         assert(g >= 0 && g < p);
         if (firstpos[g] == INT_MAX)
             firstpos[g] = i;
@@ -53,7 +54,7 @@ static int chain_neighbours(int p, int root, int me, const int *node_of, int *pr
     int prev = -1;
     *pred = *succ = -1;
     for (int i = 0; i < p; i++) {          /* nodes in order, their members in turn */
-        int r = (root + i) % p, g = node_of ? node_of[r] : r;
+        int r = (root + i) % p, g = node_of[r];
         if (firstpos[g] != i)
             continue;
         for (int q = r; q >= 0; q = next[q]) {
@@ -83,8 +84,8 @@ static int add_piece(struct nbop *op, enum step_kind kind, int peer, int chunk, 
     return 0;
 }
 
-const char *plan_bcast_chain(struct nbop *op, const struct tnbc_profile_site *site, int k,
-                             const long *first, const long *n)
+const char *plan_bcast_chain(struct nbop *op, const struct tnbc_profile_site *site, const int *node_of,
+                             int k, const long *first, const long *n)
 {
     const struct tnbc_args *a = &op->a;
     int p = op->layout.comm_size, me = op->layout.comm_rank, pred, succ, tsize = 0;
@@ -94,7 +95,7 @@ const char *plan_bcast_chain(struct nbop *op, const struct tnbc_profile_site *si
     assert(k > 0 && k <= 64 && base);
     if (PMPI_Type_size(a->rtype, &tsize) != MPI_SUCCESS || tsize <= 0)
         return "zero-size";
-    if (chain_neighbours(p, a->root, me, op->node_of, &pred, &succ) != 0)
+    if (chain_neighbours(p, a->root, me, node_of, &pred, &succ) != 0)
         return nbop_oom;
     long elems = plan_piece_bytes() / tsize, total = first[k - 1] + n[k - 1];
     if (elems < 1)

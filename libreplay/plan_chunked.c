@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* The single-block operations as one non-blocking collective per chunk:
  * allreduce and reduce (MPI_Iallreduce/Ireduce over a range of elements;
- * bcast cuts its chunks the same way, then goes as a chain, plan_chain.c), scatter(v) (MPI_Iscatterv) and reduce_scatter(_block)
+ * bcast cuts its chunks the same way, then goes as a chain, plan_chain.c),
+ * scatter(v) (MPI_Iscatterv) and reduce_scatter(_block)
  * (MPI_Ireduce_scatter). Every rank runs the same chunks in the same
  * (profile) order, so the chunk collectives match. This file owns the
  * chunk steps and the per-chunk counts and displacements. */
@@ -16,7 +17,7 @@
 /* bcast, allreduce, reduce: one non-blocking collective per chunk (bcast:
  * a chain of pieces), in the chunks' priority order (the same on every
  * rank: the agreement checks it). */
-const char *plan_chunked(struct nbop *op, const struct tnbc_profile_site *site)
+const char *plan_chunked(struct nbop *op, const struct tnbc_profile_site *site, const int *node_of)
 {
     const struct tnbc_args *a = &op->a;
     int me = op->layout.comm_rank, m = site->chunks > 0 ? site->chunks : 1;
@@ -46,7 +47,7 @@ const char *plan_chunked(struct nbop *op, const struct tnbc_profile_site *site)
             return nbop_oom;
     }
     if (a->op == TNBC_BCAST)
-        return plan_bcast_chain(op, site, k, first, n);
+        return plan_bcast_chain(op, site, node_of, k, first, n);
     MPI_Aint ext = nbop_extent(a->rtype);
     for (int c = 0; c < k; c++) {
         struct step *s = plan_step_new(op);
