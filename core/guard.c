@@ -791,6 +791,31 @@ static int mark_alone(struct tnbc_guard *g)
     return 0;
 }
 
+/* Protects [lo, hi) but for the whole pages of sub-messages open at arm
+ * (g->landed) that no closed one meets: replay's own block of an alltoall,
+ * copied in before arming, is half the buffer at 2 ranks, and protecting
+ * it only to open it again cost two mprotects of it per call. Needs
+ * g->order and g->open. 0, or -1 when an mprotect failed. */
+static int protect_closed(struct tnbc_guard *g)
+{
+    uintptr_t at = g->lo;
+    for (int k = 0; g->landed && k < g->layout->nsub; k++) {
+        int s = g->order[k];
+        if (!atomic_load(&g->open[s]))
+            continue;
+        uintptr_t a = page_up(sub_start(g, s)), b = page_down(sub_end(g, s));
+        clip(g, &a, &b);
+        if (a < at)
+            a = at;
+        if (a >= b || overlapping(g, a, b, is_closed, NULL))
+            continue;
+        if (a > at && raw_mprotect(at, a - at, g->closed_prot) != 0)
+            return -1;
+        at = b;
+    }
+    return at < g->hi ? raw_mprotect(at, g->hi - at, g->closed_prot) : 0;
+}
+
 long tnbc_guard_arm(struct tnbc_guard *g)
 {
     const struct tnbc_layout *l = g->layout;
@@ -827,8 +852,9 @@ long tnbc_guard_arm(struct tnbc_guard *g)
         if (l->sub[i].bytes > g->max_bytes)
             g->max_bytes = l->sub[i].bytes;
         g->cover[i] = (unsigned char)cover_of(g, i);
-        atomic_store(&g->open[i], g->cover[i] == TNBC_COVER_GUARDED ||
-                                      g->cover[i] == TNBC_COVER_PARTIAL ? 0 : 1);
+        atomic_store(&g->open[i], (g->cover[i] != TNBC_COVER_GUARDED &&
+                                   g->cover[i] != TNBC_COVER_PARTIAL) ||
+                                      (g->landed && g->landed(g, i)));
     }
     qsort_r(g->order, (size_t)n, sizeof *g->order, compare_offsets, (void *)l);
     if (mark_alone(g) != 0)
@@ -837,7 +863,7 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     atomic_store(&g->obj.pins, 0);
     if (tnbc_range_insert(g->lo, g->hi, &g->obj) != 0)
         goto fail;               /* overlaps a live guard */
-    if (raw_mprotect(g->lo, g->hi - g->lo, g->closed_prot) != 0) {
+    if (protect_closed(g) != 0) {
         /* A failed mprotect may have closed part of the range: open it
          * again before anyone can fault on it with no guard to answer. */
         for (int tries = 0; raw_mprotect(g->lo, g->hi - g->lo, PROT_READ | PROT_WRITE) != 0; tries++)

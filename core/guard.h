@@ -58,6 +58,10 @@ struct tnbc_guard;
 typedef void (*tnbc_guard_hook)(struct tnbc_guard *g, int sub,
                                 enum tnbc_guard_event ev,
                                 enum tnbc_release_reason why, uint64_t tick);
+/* Asked by tnbc_guard_arm for each sub-message: non-zero when its data is
+ * in place already, so it is open from the start and the pages only it
+ * covers are never protected (no hook call for it). */
+typedef int (*tnbc_guard_landed)(const struct tnbc_guard *g, int sub);
 
 struct tnbc_guard {
     struct tnbc_range_obj obj;         /* must be first */
@@ -65,6 +69,7 @@ struct tnbc_guard {
     int closed_prot;                   /* PROT_NONE or PROT_READ */
     unsigned flags;
     tnbc_guard_hook hook;
+    tnbc_guard_landed landed;          /* NULL: every sub closed at arm */
     void *user;
     /* set by tnbc_guard_arm */
     uintptr_t lo, hi;                  /* protected pages */
@@ -88,8 +93,8 @@ struct tnbc_guard {
 int tnbc_guard_init(void);
 size_t tnbc_page_size(void);
 
-/* Protect the guard's pages. g->layout, closed_prot, flags, hook, user must
- * be set. Returns the number of protected bytes (0: nothing could be
+/* Protect the guard's pages. g->layout, closed_prot, flags, hook, landed,
+ * user must be set. Returns the number of protected bytes (0: nothing could be
  * guarded, g is not armed), or -1 on error. */
 long tnbc_guard_arm(struct tnbc_guard *g);
 /* Lift the guard entirely: hook(RELEASE, why) for every sub-message not yet

@@ -299,30 +299,21 @@ static void sub_landed(struct nbop *op)
 /* The progress thread's side of plan_deliver: every byte goes through
  * land() while the pages are still closed, and they open last, so a reader
  * never sees a sub-message half-filled. The caller's own block (in_call,
- * nbop_land_self) cannot be read before the call returns: the pages it
- * alone covers are opened first and filled with memcpy; the bytes on pages
- * it shares with blocks still in flight go through land(). */
+ * nbop_land_self) is copied in before the guard is armed, while its pages
+ * are open and nobody may read them (the call has not returned). */
 void plan_deliver(struct nbop *op, int sub, const char *src, int edge, int in_call)
 {
     const struct tnbc_submsg *sb = &nbop_guard_layout(op)->sub[sub];
     char *dst = op->layout.recv.base + sb->offset;
-    size_t head = sb->bytes, mid = 0;
 
+    assert(!in_call || !op->guard.armed);
     if (in_call) {
-        uintptr_t ps = tnbc_page_size();
-        uintptr_t lo = ((uintptr_t)dst + ps - 1) & ~(ps - 1), hi = ((uintptr_t)dst + sb->bytes) & ~(ps - 1);
-        head = lo < hi ? lo - (uintptr_t)dst : sb->bytes;
-        mid = lo < hi ? hi - lo : 0;
-        tnbc_guard_open_sub(&op->guard, sub);   /* opens its own whole pages */
-    }
-    if (sb->bytes && (land(dst, src, head) != 0 ||
-                      land(dst + head + mid, src + head + mid, sb->bytes - head - mid) != 0)) {
+        memcpy(dst, src, sb->bytes);
+    } else if (land(dst, src, sb->bytes) != 0) {
         static int warned;
-        tnbc_warn_once(warned, in_call ? "cannot write the local block into the guarded buffer; aborting"
-                                       : "cannot write received data into the guarded buffer; aborting");
+        tnbc_warn_once(warned, "cannot write received data into the guarded buffer; aborting");
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
-    memcpy(dst + head, src + head, mid);
     if (edge && atomic_fetch_sub(&op->edges_left, 1) == 1)
         syscall(SYS_futex, &op->edges_left, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
     nbop_sub_complete(op, sub);
@@ -405,20 +396,24 @@ static void retire_overlapping(const struct tnbc_layout *lay)
     } while (l.more);
 }
 
+/* Sub-messages no step delivers, and the caller's own block when it was
+ * copied in before arming (nbop_land_self), are open from the start. */
+static int landed_at_arm(const struct tnbc_guard *g, int sub)
+{
+    const struct nbop *op = g->user;
+    return nbop_sub_is_done(op, sub);
+}
+
 int nbop_arm(struct nbop *op, tnbc_guard_hook hook)
 {
-    int armed;
     op->guard.layout = nbop_guard_layout(op);
     op->guard.closed_prot = PROT_NONE;
     op->guard.flags = GUARD_WAIT_NEIGHBOURS;
     op->guard.hook = hook;
+    op->guard.landed = landed_at_arm;
     op->guard.user = op;
     retire_overlapping(op->guard.layout);
-    armed = op->guard.layout->nsub && tnbc_guard_arm(&op->guard) > 0;
-    for (int i = 0; armed && i < op->guard.layout->nsub; i++)
-        if (atomic_load(&op->sub_done[i]))
-            tnbc_guard_open_sub(&op->guard, i);
-    return armed;
+    return op->guard.layout->nsub && tnbc_guard_arm(&op->guard) > 0;
 }
 
 int *nbop_unguarded_subs(const struct nbop *op, int armed, int *n)

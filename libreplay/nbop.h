@@ -5,8 +5,8 @@
  * transition):
  *
  *     NBOP_PLANNED ----(agreement says blocking)----> nbop_free
- *          |  application thread: plan sends, arm the receive guard,
- *          |  copy sends, land its own block
+ *          |  application thread: plan sends, land its own block (its
+ *          |  pages still open), arm the receive guard, copy sends
  *          v  progress_submit: the op and its guard pass to the progress thread
  *     NBOP_IN_FLIGHT   progress thread posts steps, lands sub-messages and
  *          |           opens them; the fault handler and release wrappers
@@ -155,8 +155,9 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got);
 void nbop_copy_sends(struct nbop *op);
 /* The tag a point-to-point step travels with. */
 int nbop_step_tag(const struct nbop *op, const struct step *s);
-/* Lands this rank's own block (per-source operations) from its send
- * buffer into the guarded pages; called by the application thread. */
+/* Copies this rank's own block (per-source operations) from its send
+ * buffer into the receive buffer; called by the application thread before
+ * the guard is armed (nbop_arm then leaves the pages only it covers open). */
 void nbop_land_self(struct nbop *op);
 /* Blocks until every head/tail part has landed. */
 void nbop_wait_edges(struct nbop *op);
@@ -183,9 +184,10 @@ void nbop_wait_sub(struct nbop *op, int sub);
 int nbop_sub_is_done(const struct nbop *op, int sub);
 /* Arms the receive guard of a PLANNED op over nbop_guard_layout(), with
  * `hook` for the fault path (g->user is the op), after waiting for every
- * earlier op whose guard meets those pages to retire; opens the
- * sub-messages complete from the start. 1 when armed, 0 when nothing
- * could be guarded. */
+ * earlier op whose guard meets those pages to retire. Sub-messages complete
+ * by then (no step delivers them, or the own block) are open from the
+ * start, and the pages only they cover are not protected. 1 when armed, 0
+ * when nothing could be guarded. */
 int nbop_arm(struct nbop *op, tnbc_guard_hook hook);
 /* The receive sub-messages the program could read without a fault, for
  * operations without edge parts: those with bytes in unguarded edge pages

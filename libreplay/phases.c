@@ -14,7 +14,7 @@ static long phase_calls;
 
 static const char *const phase_names[PHASE_COUNT] = {
     [PHASE_CANDIDATE] = "candidate", [PHASE_AGREE] = "agree", [PHASE_PLAN] = "plan",
-    [PHASE_ARM] = "arm", [PHASE_COPY] = "copy", [PHASE_LAND_SELF] = "land_self",
+    [PHASE_LAND_SELF] = "land_self", [PHASE_ARM] = "arm", [PHASE_COPY] = "copy",
     [PHASE_SUBMIT] = "submit", [PHASE_EDGES] = "edges",
 };
 

@@ -11,9 +11,9 @@ enum phase {
     PHASE_CANDIDATE,  /* profile lookup, layout, schedule built */
     PHASE_AGREE,      /* the ranks' agreement (one small MPI_Alltoall) */
     PHASE_PLAN,       /* send pieces cut to the receivers' edge requests */
+    PHASE_LAND_SELF,  /* this rank's own block copied in, before the guard */
     PHASE_ARM,        /* receive pages guarded */
     PHASE_COPY,       /* send buffer copied */
-    PHASE_LAND_SELF,  /* this rank's own block landed */
     PHASE_SUBMIT,     /* handed to the progress thread */
     PHASE_EDGES,      /* waited for edge and unguarded sub-messages */
     PHASE_COUNT

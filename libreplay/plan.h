@@ -27,8 +27,8 @@ int plan_dense(MPI_Datatype t);
 /* nbop.c: the one way a guard sub-message's bytes reach the program's
  * buffer: lands them from `src` (where the sub-message's first byte is),
  * counts an edge part (`edge`), marks the sub-message complete and opens
- * its pages. `in_call`: the application thread lands its own block while
- * still inside the call (see nbop.c). */
+ * its pages. `in_call`: the application thread copies its own block in
+ * while still inside the call, before the guard is armed (see nbop.c). */
 void plan_deliver(struct nbop *op, int sub, const char *src, int edge, int in_call);
 
 /* plan_source.c: alltoall(v), allgather(v), gather(v). NULL, or why not. */

@@ -594,6 +594,14 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     }
     tnbc_guard_release_layout(&op->layout, TNBC_REL_REUSE);
     phase_end(&clock, PHASE_PLAN);
+    /* The own block is copied in while its pages are open (no earlier
+     * call's guard is left on them): the guard then leaves the pages only
+     * it covers unprotected (nbop_arm), a memcpy instead of two mprotects
+     * and a copy through them. */
+    if (op->per_source)
+        nbop_land_self(op);
+    activity_arrival(op, op->self_piece);
+    phase_end(&clock, PHASE_LAND_SELF);
     armed = nbop_arm(op, on_guard_event);
     op->site_index = site->index;
     op->entry_tick = entry;
@@ -612,10 +620,6 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
      * them delays the first message by one copy (~0.1 ms/MiB). */
     nbop_copy_sends(op);
     phase_end(&clock, PHASE_COPY);
-    if (op->per_source)
-        nbop_land_self(op);
-    activity_arrival(op, op->self_piece);
-    phase_end(&clock, PHASE_LAND_SELF);
     nbop_set_state(op, NBOP_PLANNED, NBOP_IN_FLIGHT);
     progress_submit(op);
     if (!wait)

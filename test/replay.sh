@@ -205,7 +205,7 @@ check_phases() {
         n=$(echo "$line" | sed -E 's/^tnbc: rank [0-9]+: ([0-9]+) early returns.*/\1/')
         early=$(q "$W/ph2.summary.d/rank-00000$r.db" "SELECT IFNULL(SUM(traced), 0) FROM site")
         [[ $n -gt 0 && $n -eq $early ]] || { echo "rank $r: $n early returns in the phase line, $early in the summary"; return 1; }
-        echo "$line" | grep -Eq 'candidate [0-9.]+ agree [0-9.]+ plan [0-9.]+ arm [0-9.]+ copy [0-9.]+ land_self [0-9.]+ submit [0-9.]+ edges [0-9.]+ total [0-9.]*[1-9]' ||
+        echo "$line" | grep -Eq 'candidate [0-9.]+ agree [0-9.]+ plan [0-9.]+ land_self [0-9.]+ arm [0-9.]+ copy [0-9.]+ submit [0-9.]+ edges [0-9.]+ total [0-9.]*[1-9]' ||
             { echo "rank $r: phase line malformed or all zero"; return 1; }
     done
 }

@@ -550,6 +550,40 @@ static void test_open_sub(void **state)
     expect_released_set(1, (int[]){ 4, 7 }, 2, TNBC_REL_NEIGHBOUR);
 }
 
+/* Replay's own block, copied in before arming (g->landed): open from the
+ * start, no event for it, and the pages only it covers never protected;
+ * pages it shares with a closed sub-message are. Three sub-messages of 2.5
+ * pages from page 0 (sub 0: 0-2.5, sub 1: 2.5-5, sub 2: 5-7.5): sub 1, landed,
+ * shares page 2 with sub 0 and covers pages 3 and 4 alone. */
+static int sub1_landed(const struct tnbc_guard *g, int sub)
+{
+    (void)g;
+    return sub == 1;
+}
+
+static void test_landed_at_arm(void **state)
+{
+    (void)state;
+    reclaim();
+    char *b = map_pages(8);
+    setup_guard(&F.g, even_layout(b, 3, 5 * ps / 2), PROT_NONE, GUARD_WAIT_NEIGHBOURS);
+    F.g.landed = sub1_landed;
+    assert_true(tnbc_guard_arm(&F.g) > 0);
+    assert_int_equal(prot_at(b + ps), PROT_NONE);          /* sub 0 only */
+    assert_int_equal(prot_at(b + 2 * ps), PROT_NONE);      /* subs 0 and 1 */
+    assert_int_equal(prot_at(b + 3 * ps), RW);             /* sub 1 only */
+    assert_int_equal(prot_at(b + 4 * ps), RW);             /* sub 1 only */
+    assert_int_equal(prot_at(b + 5 * ps), PROT_NONE);      /* sub 2 */
+    assert_int_equal(rd(b + 3 * ps), pattern(3 * ps));
+    assert_int_equal(atomic_load(&nev), 0);
+    (void)rd(b + 5 * ps + 1);                              /* sub 2: its event only */
+    expect_event(0, 2, TNBC_EV_READ, 0);
+    assert_int_equal(atomic_load(&nev), 1);
+    (void)rd(b);
+    expect_event(1, 0, TNBC_EV_READ, 0);
+    assert_int_equal(atomic_load(&nev), 2);
+}
+
 /* A send-side guard (read-only): reads pass, the first write is reported. */
 static void test_send_side_readonly(void **state)
 {
@@ -979,6 +1013,7 @@ int main(void)
         T(test_disarm_releases_rest),
         T(test_wait_neighbours),
         T(test_open_sub),
+        T(test_landed_at_arm),
         T(test_send_side_readonly),
         T(test_overlapping_guard_refused),
         T(test_rearm_limit),
