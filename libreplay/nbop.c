@@ -12,6 +12,7 @@
 #include "progress.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <limits.h>
 #include <sys/mman.h>
 #include <linux/futex.h>
@@ -35,6 +36,10 @@ static int fail_now(void)
 void *testalloc_malloc(size_t n) { return fail_now() ? NULL : malloc(n); }
 void *testalloc_calloc(size_t n, size_t k) { return fail_now() ? NULL : calloc(n, k); }
 void *testalloc_realloc(void *p, size_t n) { return fail_now() ? NULL : realloc(p, n); }
+int testalloc_posix_memalign(void **p, size_t align, size_t n)
+{
+    return fail_now() ? ENOMEM : posix_memalign(p, align, n);
+}
 #endif
 
 #include "testalloc.h"

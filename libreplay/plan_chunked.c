@@ -172,7 +172,7 @@ const char *plan_reduce_scattered(struct nbop *op, const struct tnbc_profile_sit
     for (int k = 0; k < p; k++)
         total += a->rcounts ? a->rcounts[k] : a->rcount;
     op->vrecv = pool_mirror(&op->layout.recv, a->recvbuf, &op->shadow, 0);
-    op->sendcopy = malloc((size_t)(total ? total : 1) * (size_t)ext);
+    op->sendcopy = pool_get((size_t)(total ? total : 1) * (size_t)ext);
     op->scatter_cd = malloc((size_t)m * 2 * (size_t)p * sizeof *op->scatter_cd);
     if (!op->vrecv || !op->sendcopy || !op->scatter_cd)
         return nbop_oom;

@@ -1,14 +1,28 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "pool.h"
 
+#include <assert.h>
 #include <malloc.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testalloc.h"
 
+/* Every buffer is page-aligned memory; the mirror inside it starts at the
+ * user buffer's offset within its page (pool_mirror), so pool_put finds
+ * the allocation by rounding down. */
 #define POOL_SLOTS 4
 static struct { char *p; size_t size; } pool[POOL_SLOTS];
+
+static uintptr_t page_mask(void)
+{
+    static uintptr_t ps;
+    if (!ps)
+        ps = (uintptr_t)sysconf(_SC_PAGESIZE);
+    return ps - 1;
+}
 
 char *pool_get(size_t n)
 {
@@ -18,13 +32,15 @@ char *pool_get(size_t n)
             pool[i].p = NULL;
             return p;
         }
-    return malloc(n);
+    void *p;
+    return posix_memalign(&p, page_mask() + 1, n) == 0 ? p : NULL;
 }
 
 void pool_put(char *p)
 {
     if (!p)
         return;
+    p = (char *)((uintptr_t)p & ~page_mask());
     size_t n = malloc_usable_size(p);
     for (int i = 0; i < POOL_SLOTS; i++)
         if (!pool[i].p) {
@@ -35,11 +51,20 @@ void pool_put(char *p)
     free(p);
 }
 
+/* The mirror has the user buffer's offset within a page: a copy between
+ * the two then reads and writes at the same page offsets. At a small
+ * distance modulo 4 KiB (malloc's 16 bytes against a page-aligned user
+ * buffer) every load of memcpy waited on the store before it (4K
+ * aliasing): 1 MiB of an alltoall's send copy took 0.45-0.56 ms of CPU,
+ * 2.5 times the same copy into the receive buffer. */
 char *pool_mirror(const struct tnbc_layout *l, const void *user, char **priv, int copy)
 {
-    *priv = pool_get(l->span ? l->span : 1);
-    if (!*priv)
+    uintptr_t offset = (uintptr_t)l->base & page_mask();
+    char *p = pool_get((l->span ? l->span : 1) + offset);
+    *priv = p ? p + offset : NULL;
+    if (!p)
         return NULL;
+    assert(((uintptr_t)*priv & page_mask()) == ((uintptr_t)l->base & page_mask()));
     if (copy && l->span)
         memcpy(*priv, l->base, l->span);
     return (char *)((uintptr_t)*priv + ((uintptr_t)user - (uintptr_t)l->base));

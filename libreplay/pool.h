@@ -11,16 +11,17 @@
 
 #include <stddef.h>
 
-/* A buffer of at least n bytes (from the pool, or malloc); NULL when out
- * of memory. */
+/* Page-aligned memory of at least n bytes (from the pool, or new); NULL
+ * when out of memory. */
 char *pool_get(size_t n);
-/* Gives back a buffer of pool_get (NULL: nothing). */
+/* Gives back a buffer of pool_get or pool_mirror (its *priv; NULL:
+ * nothing). */
 void pool_put(char *p);
-/* Private memory standing in for one side's user buffer: *priv (from
- * pool_get) holds the layout's span, a copy of the user's bytes when
- * `copy`; the returned pointer is where the user's buffer pointer falls
- * inside it, so the original counts and displacements apply. NULL when out
- * of memory. */
+/* Private memory standing in for one side's user buffer: *priv holds the
+ * layout's span at the same offset within a page as l->base, a copy of
+ * the user's bytes when `copy`; the returned pointer is where the user's
+ * buffer pointer falls inside it, so the original counts and displacements
+ * apply. NULL (and *priv NULL) when out of memory. */
 char *pool_mirror(const struct tnbc_layout *l, const void *user, char **priv, int copy);
 
 #endif

@@ -14,7 +14,9 @@
 void *testalloc_malloc(size_t n);
 void *testalloc_calloc(size_t n, size_t k);
 void *testalloc_realloc(void *p, size_t n);
+int testalloc_posix_memalign(void **p, size_t align, size_t n);
 #define malloc(n) testalloc_malloc(n)
+#define posix_memalign(p, align, n) testalloc_posix_memalign(p, align, n)
 #define calloc(n, k) testalloc_calloc(n, k)
 #define realloc(p, n) testalloc_realloc(p, n)
 #endif
