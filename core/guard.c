@@ -974,20 +974,59 @@ static struct {
 
 void tnbc_guard_maps_changed(void) { atomic_fetch_add(&maps.gen, 1); }
 
-/* One line: "lo-hi perms offset dev inode   path". */
+/* Hex digits at *s, advancing it; -1 when there are none. */
+static int scan_hex(const char **s, unsigned long *v)
+{
+    const char *p = *s;
+    unsigned long x = 0;
+    for (;; p++) {
+        unsigned d;
+        if (*p >= '0' && *p <= '9')
+            d = (unsigned)(*p - '0');
+        else if (*p >= 'a' && *p <= 'f')
+            d = (unsigned)(*p - 'a' + 10);
+        else
+            break;
+        x = x << 4 | d;
+    }
+    if (p == *s)
+        return -1;
+    *s = p;
+    *v = x;
+    return 0;
+}
+
+/* Past one space-separated field and the spaces after it. */
+static const char *next_field(const char *s)
+{
+    while (*s && *s != ' ')
+        s++;
+    while (*s == ' ')
+        s++;
+    return s;
+}
+
+/* One line: "lo-hi perms offset dev inode   path". By hand, not sscanf:
+ * a process with MPI loaded has some 300 mappings, and sscanf took 0.2 ms
+ * of the 0.35 ms that reading them costs, paid again whenever a call's
+ * buffer is memory the table has not seen (a fresh malloc). */
 static int parse_map_line(const char *line, struct map_ent *e)
 {
-    unsigned long lo, hi, inode;
-    char perms[8];
-    int path_at = 0;
-    if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %n", &lo, &hi, perms, &inode, &path_at) < 4)
+    const char *s = line, *perms;
+    unsigned long lo, hi;
+    if (scan_hex(&s, &lo) != 0 || *s++ != '-' || scan_hex(&s, &hi) != 0 || *s++ != ' ')
         return -1;
-    const char *path = line + path_at;
+    perms = s;
+    if (strnlen(perms, 4) < 4)
+        return -1;
+    s = next_field(next_field(next_field(perms)));      /* perms, offset, dev */
+    if (!*s)
+        return -1;                                      /* no inode */
+    const char *path = next_field(s);
     /* Pseudo-mappings other than the heap and named anonymous memory:
      * [stack], [vvar], [vdso], [vsyscall]. */
     int special = path[0] == '[' && strncmp(path, "[heap]", 6) != 0 &&
                   strncmp(path, "[anon:", 6) != 0;
-    (void)inode;
     e->lo = lo;
     e->hi = hi;
     /* Private and writable: anonymous memory, or a private copy of a file
