@@ -9,7 +9,7 @@
 # the library must take no thread, no agreement and no private
 # communicators, so the ratio is 1 within the pairs' spread.
 # Environment: OUT (default build/bench/off-cost), REPS (default 7),
-# PLACES (default "local cluster").
+# PLACES (default "local cluster"), RATE (the cluster's links, default 200mbit).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 export TNBC_BUILD=$PWD/${BUILD:-build}
@@ -27,7 +27,7 @@ trap 'exit 130' INT TERM
 for place in $PLACES; do
     where=(--local)
     if [ "$place" = cluster ]; then
-        "$C" up --name "$NAME" -n 2 --slots 1 --rate 200mbit >/dev/null || exit 1
+        "$C" up --name "$NAME" -n 2 --slots 1 --rate "${RATE:-200mbit}" >/dev/null || exit 1
         where=(--cluster "$NAME")
     fi
     bench/run-apps "${where[@]}" --np 2 --reps "$REPS" --config "$OUT/apps.conf" --apps isort,micro \
