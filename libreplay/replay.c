@@ -600,7 +600,6 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
      * and a copy through them. */
     if (op->per_source)
         nbop_land_self(op);
-    activity_arrival(op, op->self_piece);
     phase_end(&clock, PHASE_LAND_SELF);
     armed = nbop_arm(op, on_guard_event);
     op->site_index = site->index;
@@ -610,6 +609,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     op->invocation = st ? st->calls : 0;
     int early = !waited_for_all(op, armed);
     op->record = early && st && st->early < R.record_max;
+    activity_arrival(op, op->self_piece);     /* recorded from here on */
     int nwait;
     int *wait = nbop_unguarded_subs(op, armed, &nwait);
     phase_end(&clock, PHASE_ARM);
