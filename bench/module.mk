@@ -2,7 +2,7 @@
 # bench/: the benchmark applications (plain MPI programs, no knowledge of
 # tnbc) and the driver that runs them in several modes (bench/run-apps).
 
-BENCH_APPS := microbench fft3d isort bcastread ordinary pencil
+BENCH_APPS := microbench fft3d isort bcastread ordinary pencil pingpong
 BENCH_BINS := $(addprefix $(BUILD)/bench/,$(BENCH_APPS)) $(BUILD)/bench/alltoall_f
 BENCH_UTIL := $(BUILD)/bench/bench_util.o
 

@@ -14,13 +14,13 @@
 # (scripts/cluster/tnbc-cluster) and takes the machine for about 15 min.
 # Environment: OUT (default build/bench/projection), REPS (plain/tuned pairs
 # per app and target, default 5), APPS (default "micro bcast isort"; fft3d
-# has no 2x2 point, see args below), LATENCY (the emulated links' one-way
-# latency for the spec, default 50us; it matters little for these MB-sized
-# blocks).
+# has no 2x2 point, see args below), LATENCY (the spec's latency; by
+# default measured on each target cluster: half the median round trip of
+# 8-byte messages between the first and the last rank, bench/pingpong).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 export TNBC_BUILD=$PWD/${BUILD:-build}
-OUT=${OUT:-$PWD/build/bench/projection} REPS=${REPS:-5} LATENCY=${LATENCY:-50us}
+OUT=${OUT:-$PWD/build/bench/projection} REPS=${REPS:-5} LATENCY=${LATENCY:-}
 APPS=${APPS:-micro bcast isort}
 T=$PWD/scripts/tnbc C=$PWD/scripts/cluster/tnbc-cluster
 NAME=proj$$; NAME=${NAME:0:8}
@@ -73,21 +73,34 @@ bench/run-apps --cluster "$NAME" --np 2 --reps 1 --config "$OUT/apps.2.conf" \
     --after trace="echo {share} > $OUT/share" || exit 1
 share=$(cat "$OUT/share") || exit 1
 
-# 2. Per target: project, then plain and tuned interleaved there. Where
-#    two ranks share a node's CPU, Open MPI's mpi_yield_when_idle is what a
-#    user would set: every mode gets it, plain included.
+# The target's one-way latency in us (LATENCY, or measured there).
+latency() { # NP MPIARGS
+    [ -n "$LATENCY" ] && { echo "${LATENCY%us}"; return; }
+    local out
+    # shellcheck disable=SC2086
+    out=$("$C" mpirun --name "$NAME" -- -np "$1" $2 "$TNBC_BUILD/bench/pingpong") || return 1
+    sed -n 's/^RESULT app=pingpong latency_us=\([0-9.]*\) .*check=ok.*/\1/p' <<< "$out" | grep . ||
+        { echo "projection: no latency from bench/pingpong: $out" >&2; return 1; }
+}
+
+# 2. Per target: measure its latency, project, then plain and tuned
+#    interleaved there. Where two ranks share a node's CPU, Open MPI's
+#    mpi_yield_when_idle is what a user would set: every mode gets it,
+#    plain included.
 for target in "2 1 200mbit 200Mbit" "2 1 500mbit 500Mbit" "2 2 1gbit 1Gbit"; do
     read -r nodes slots rate link <<< "$target"
     np=$((nodes * slots)) tag=${nodes}x${slots}-$rate
-    spec="link=$link,latency=$LATENCY,ppn=$slots,nodes=$nodes"
+    mpiargs=
+    [ "$slots" -gt 1 ] && mpiargs="--mca mpi_yield_when_idle 1"
+    cluster "$nodes" "$slots" "$rate"
+    lat=$(latency "$np" "$mpiargs") || exit 1
+    spec="link=$link,latency=${lat}us,ppn=$slots,nodes=$nodes"
     apps=$(apps_for $np)
     mkdir -p "$OUT/$tag" || exit 1
     for a in ${apps//,/ }; do
         "$T" analyze "$OUT/$a.src.db" -o "$OUT/$tag/$a.profile" --platform "$spec" \
             --comm-cpu-share "$share" > "$OUT/$tag/$a.analyze" || exit 1
     done
-    mpiargs=
-    [ "$slots" -gt 1 ] && mpiargs="--mca mpi_yield_when_idle 1"
     # A profile holds per-rank orders for the traced communicator size:
     # tnbc run runs a site blocking where the sizes differ (docs/replay.md).
     # So where P changes, the tuned runs use a profile from one trace on the
@@ -99,7 +112,6 @@ for target in "2 1 200mbit 200Mbit" "2 1 500mbit 500Mbit" "2 2 1gbit 1Gbit"; do
         trace_modes=(--mode trace="$T trace -o $OUT/$tag/{app}.db --" --mode-reps trace=1
             --after trace="$T analyze $OUT/$tag/{app}.db -o $OUT/$tag/{app}.run.profile --comm-cpu-share $share")
     fi
-    cluster "$nodes" "$slots" "$rate"
     bench/run-apps --cluster "$NAME" --np $np --reps "$REPS" --config "$OUT/apps.$np.conf" \
         --apps "$apps" --modes $modes --out "$OUT/$tag" --tcomm-us 0 \
         --mpirun-args "$mpiargs" "${trace_modes[@]}" \

@@ -42,6 +42,10 @@ ok_run "bcastread root2 np3"        3 $B/bcastread --bytes 65536 --root 2
 ok_run "isort uneven np3"           3 $B/isort --keys 5000 --maxkey 3000
 ok_run "alltoall_f fwd np2"         2 $B/alltoall_f 1000 2 fwd
 ok_run "alltoall_f rev np4"         4 $B/alltoall_f 300 2 rev
+ok_run "pingpong np3 (first and last rank)" 3 $B/pingpong --iters 50 --warmup 5
+t_run "pingpong prints a positive latency" bash -c 'out=$(t_mpirun 2 "$0" --iters 20) || exit 1; echo "$out";
+                       grep "^RESULT app=pingpong .*check=ok" <<<"$out" |
+                           sed -n "s/.* latency_us=\([0-9.]*\) .*/\1/p" | awk "BEGIN { bad = 1 } { bad = !(\$1 > 0) } END { exit bad }"' $B/pingpong
 
 # The self-checks catch a single flipped bit in the received data.
 bad_run "microbench detects corruption"  2 $B/microbench --block 4096 --iters 1 --corrupt
@@ -51,6 +55,7 @@ bad_run "pencil detects corruption"      4 $B/pencil --n 16 --iters 1 --corrupt
 bad_run "isort detects corruption"       2 $B/isort --keys 1000 --maxkey 1024 --iters 1 --corrupt
 bad_run "bcastread detects corruption"   2 $B/bcastread --bytes 4096 --iters 1 --corrupt
 bad_run "alltoall_f detects corruption"  2 $B/alltoall_f 100 1 fwd corrupt
+bad_run "pingpong detects corruption"    2 $B/pingpong --iters 5 --warmup 0 --corrupt
 
 # Bad arguments: a one-line error and exit 2, no hang, no crash.
 bad_args() {
@@ -66,6 +71,8 @@ bad_args "pencil n not divisible by the grid" 3 $B/pencil --n 16
 bad_args "isort bad maxkey"         3 $B/isort --maxkey 1000
 bad_args "bcastread bad chunks"     2 $B/bcastread --bytes 100 --chunks 3
 bad_args "alltoall_f bad n"         2 $B/alltoall_f zero
+bad_args "pingpong bad iters"        2 $B/pingpong --iters 0
+bad_args "pingpong alone"            1 $B/pingpong
 
 # The driver: built-in modes, a launcher-prefix mode with placeholders, a
 # per-mode repetition count and an --after hook; CSV and JSON written.
