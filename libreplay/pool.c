@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "pool.h"
+#include "guard.h"
 
 #include <assert.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "testalloc.h"
 
@@ -16,13 +16,7 @@
 #define POOL_SLOTS 4
 static struct { char *p; size_t size; } pool[POOL_SLOTS];
 
-static uintptr_t page_mask(void)
-{
-    static uintptr_t ps;
-    if (!ps)
-        ps = (uintptr_t)sysconf(_SC_PAGESIZE);
-    return ps - 1;
-}
+static uintptr_t page_mask(void) { return (uintptr_t)tnbc_page_size() - 1; }
 
 char *pool_get(size_t n)
 {
@@ -54,9 +48,10 @@ void pool_put(char *p)
 /* The mirror has the user buffer's offset within a page: a copy between
  * the two then reads and writes at the same page offsets. At a small
  * distance modulo 4 KiB (malloc's 16 bytes against a page-aligned user
- * buffer) every load of memcpy waited on the store before it (4K
- * aliasing): 1 MiB of an alltoall's send copy took 0.45-0.56 ms of CPU,
- * 2.5 times the same copy into the receive buffer. */
+ * buffer) 1 MiB of an alltoall's send copy took 0.45-0.56 ms of CPU, 2.5
+ * times the same copy into the receive buffer, and half that once the
+ * offsets matched; most likely 4K aliasing (loads waiting on the store
+ * just before them), not confirmed with CPU counters. */
 char *pool_mirror(const struct tnbc_layout *l, const void *user, char **priv, int copy)
 {
     uintptr_t offset = (uintptr_t)l->base & page_mask();
