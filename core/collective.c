@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "collective.h"
+#include "dtype.h"
 #include "guard.h"
 
 #include <stdint.h>
@@ -117,6 +118,8 @@ static int make_layout(char *buf, const struct dtype *d, const struct block *b,
         l->sub[i].bytes = len;
         l->sub[i].idx = i;
         l->sub[i].peer = b[i].peer;
+        l->sub[i].elem_first = b[i].displ;
+        l->sub[i].elem_count = b[i].count;
     }
     return 0;
 }
@@ -286,16 +289,6 @@ void tnbc_layout_free(struct tnbc_call_layout *l)
 
 /* ---- which calls may return early ------------------------------------- */
 
-/* A predefined datatype: it lives as long as MPI, and has no holes the
- * program could write. */
-static int is_named(MPI_Datatype t)
-{
-    int ni, na, nd, combiner;
-    if (t == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
-        return 0;
-    return combiner == MPI_COMBINER_NAMED;
-}
-
 static int in_list(MPI_Datatype t, const MPI_Datatype *list, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -336,11 +329,10 @@ static int sides_overlap(const struct tnbc_layout *x, const struct tnbc_layout *
 int tnbc_call_transformable(const struct tnbc_args *a, const struct tnbc_call_layout *l,
                             const char **why)
 {
-    int single = a->op == TNBC_BCAST || a->op == TNBC_ALLREDUCE || a->op == TNBC_REDUCE;
-    if ((single && !is_named(a->rtype)) ||
-        (!single && l->recv.nsub && !is_named(a->rtype)) ||
-        (!single && l->send.nsub && !is_named(a->stype))) {
-        *why = "derived datatype (the program may write its holes or free it once the call returned)";
+    int reduction = a->op == TNBC_ALLREDUCE || a->op == TNBC_REDUCE ||
+                    a->op == TNBC_REDUCE_SCATTER || a->op == TNBC_REDUCE_SCATTER_BLOCK;
+    if (reduction && !tnbc_type_is_named(a->rtype)) {
+        *why = "a reduction on a derived datatype";
         return 0;
     }
     if ((a->op == TNBC_ALLREDUCE || a->op == TNBC_REDUCE) && !tnbc_reduction_is_exact(a->rtype, a->mpi_op)) {

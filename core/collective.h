@@ -52,6 +52,8 @@ struct tnbc_submsg {
     size_t bytes;      /* footprint in the buffer */
     int idx;           /* block or chunk number */
     int peer;          /* source/destination rank; -1 for chunks */
+    long elem_first;   /* its elements: [elem_first, elem_first + elem_count) */
+    long elem_count;   /*   of the datatype, from the buffer pointer */
 };
 
 struct tnbc_layout {
@@ -78,17 +80,18 @@ void tnbc_layout_free(struct tnbc_call_layout *l);
 
 /* 1 when a reduction with this predefined type and op gives the same bits
  * in any order of application (integers; no floating point, no
- * user-defined op): only those are transformed. One list for the layout's
+ * user-defined op): only those are transformed. Derived types are not
+ * in the lists: Open MPI rejects predefined operations on them
+ * (MPI_ERR_OP), and the blocking call keeps that behaviour. One list for the layout's
  * check and replay's chunked plans. */
 int tnbc_reduction_is_exact(MPI_Datatype t, MPI_Op op);
 
 /* Whether a call whose layout is `l` may return early, i.e. give results
  * bit-identical to the blocking call whatever a correct program does after
  * it returned. Returns 1, or 0 with *why set to a static reason (the call
- * then runs blocking). Not transformable: derived datatypes (the program
- * may write their holes or free them once the call returned), reductions
- * whose result could depend on the order of application (floating point,
- * MAX/MIN included: signed zeros and NaNs; user-defined ops), a send side
+ * then runs blocking). Not transformable: reductions whose result could
+ * depend on the order of application (floating point, MAX/MIN included:
+ * signed zeros and NaNs; user-defined ops), a send side
  * overlapping the receive side (not MPI_IN_PLACE), and receive memory the
  * page guard may not protect (tnbc_guard_memory_ok). */
 int tnbc_call_transformable(const struct tnbc_args *a, const struct tnbc_call_layout *l,

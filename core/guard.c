@@ -1205,7 +1205,7 @@ static int arm_probe(struct tnbc_guard *g, struct tnbc_layout *l, struct tnbc_su
 {
     size_t ps = tnbc_page_size(), each = (size_t)pages * ps / (size_t)nsub;
     for (int i = 0; i < nsub; i++)
-        sub[i] = (struct tnbc_submsg){ (size_t)i * each, each, i, -1 };
+        sub[i] = (struct tnbc_submsg){ .offset = (size_t)i * each, .bytes = each, .idx = i, .peer = -1 };
     *l = (struct tnbc_layout){ .base = p, .span = (size_t)pages * ps, .nsub = nsub, .sub = sub };
     *g = (struct tnbc_guard){ .layout = l, .closed_prot = PROT_NONE, .hook = null_hook };
     return tnbc_guard_arm(g) > 0;

@@ -31,6 +31,23 @@ int land(void *dst, const void *src, size_t n)
     return 0;
 }
 
+int land_read(void *dst, const void *src, size_t n)
+{
+    char *p = dst;
+    uintptr_t at = (uintptr_t)src;
+    while (n > 0) {
+        ssize_t r = syscall(SYS_pread64, mem_fd, p, n, (off_t)at);   /* as land() */
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        p += r;
+        at += (uintptr_t)r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
 int land_init(const char **why)
 {
     long ps = sysconf(_SC_PAGESIZE);

@@ -17,5 +17,7 @@
 int land_init(const char **why);
 /* Copies n bytes from src to dst (dst may be guarded). 0 or -1. */
 int land(void *dst, const void *src, size_t n);
+/* Copies n bytes from src (which may be guarded) to dst. 0 or -1. */
+int land_read(void *dst, const void *src, size_t n);
 
 #endif

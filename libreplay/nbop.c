@@ -8,8 +8,10 @@
 #include "activity.h"
 #include "config.h"
 #include "land.h"
+#include "land_typed.h"
 #include "pool.h"
 #include "progress.h"
+#include "typemap.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -49,16 +51,6 @@ MPI_Aint nbop_extent(MPI_Datatype t)
     MPI_Aint lb, ext;
     PMPI_Type_get_extent(t, &lb, &ext);
     return ext;
-}
-
-int plan_dense(MPI_Datatype t)
-{
-    MPI_Aint lb, ext, tlb, text;
-    int size;
-    PMPI_Type_get_extent(t, &lb, &ext);
-    PMPI_Type_get_true_extent(t, &tlb, &text);
-    PMPI_Type_size(t, &size);
-    return lb == 0 && tlb == 0 && ext == size && text == size;
 }
 
 int plan_steps_reserve(struct nbop *op, long cap)
@@ -156,6 +148,37 @@ int nbop_step_tag(const struct nbop *op, const struct step *s)
     return part_tag(op, (enum part)s->part);
 }
 
+/* Derived datatypes: duplicates the op owns (the program may free its
+ * types once the call returned, while steps still use them; MPI keeps a
+ * type alive only for operations already started), and the runs of a
+ * receive type that is not dense (looked up on the program's own type,
+ * where they are cached). NULL, or why not. */
+static const char *own_types(struct nbop *op, const struct tnbc_args *a)
+{
+    const char *why = NULL;
+    /* A type is looked at only where this rank uses it: a non-root's send
+     * type of scatter, or receive type of gather, may be anything. The
+     * single-block operations use rtype on both sides. */
+    int one_type = tnbc_op_is_chunked(a->op) && a->op != TNBC_SCATTER && a->op != TNBC_SCATTERV;
+    int rtype_used = op->layout.recv.nsub || one_type;
+    int stype_used = op->layout.send.nsub && !one_type;
+    if (op->layout.recv.nsub && !tnbc_type_is_dense(a->rtype) && !(op->rmap = typemap_of(a->rtype, &why)))
+        return why == typemap_oom ? nbop_oom : why;
+    if (rtype_used && !tnbc_type_is_named(a->rtype)) {
+        if (PMPI_Type_dup(a->rtype, &op->own_rtype) != MPI_SUCCESS)
+            return "the datatype could not be duplicated";
+        op->a.rtype = op->own_rtype;
+    }
+    if (one_type) {
+        op->a.stype = op->a.rtype;
+    } else if (stype_used && !tnbc_type_is_named(a->stype)) {
+        if (PMPI_Type_dup(a->stype, &op->own_stype) != MPI_SUCCESS)
+            return "the datatype could not be duplicated";
+        op->a.stype = op->own_stype;
+    }
+    return NULL;
+}
+
 struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_site *site,
                          MPI_Comm priv, const int *node_of, int tag, const char **why)
 {
@@ -168,6 +191,7 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
         return NULL;
     }
     op->a = *a;
+    op->own_rtype = op->own_stype = MPI_DATATYPE_NULL;
     op->self_sub = op->self_piece = -1;
     op->site_prio = site;
     op->comm = priv;
@@ -176,6 +200,11 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
         free(op);
         return NULL;
     }
+    if ((*why = own_types(op, a)) != NULL) {
+        nbop_free(op);
+        return NULL;
+    }
+    a = &op->a;          /* the planners use the op's own types */
     switch (a->op) {
     case TNBC_ALLTOALL: case TNBC_ALLTOALLV: case TNBC_ALLGATHER: case TNBC_ALLGATHERV:
     case TNBC_GATHER: case TNBC_GATHERV:
@@ -247,6 +276,12 @@ void nbop_free(struct nbop *op)
     free(op->pieces.sub);
     free(op->want);
     free(op->scatter_cd);
+    free(op->send_at);
+    typemap_free(op->rmap);
+    if (op->own_rtype != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&op->own_rtype);
+    if (op->own_stype != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&op->own_stype);
     free(op);
 }
 
@@ -301,20 +336,34 @@ static void sub_landed(struct nbop *op)
         retire(op);
 }
 
+/* A sub-message's bytes into the user's buffer: all of its footprint, or
+ * for a derived receive type only its elements' runs (the holes are the
+ * program's), through /proc/self/mem where the pages are protected. */
+static int land_sub(const struct nbop *op, const struct tnbc_submsg *sb, char *dst, const char *src)
+{
+    if (!op->rmap)
+        return land(dst, src, sb->bytes);
+    uintptr_t lo = op->guard.armed ? op->guard.lo : 0, hi = op->guard.armed ? op->guard.hi : 0;
+    return land_typed(op->a.recvbuf, op->vrecv, sb->elem_first, sb->elem_count, op->rmap, lo, hi);
+}
+
 /* The progress thread's side of plan_deliver: every byte goes through
- * land() while the pages are still closed, and they open last, so a reader
- * never sees a sub-message half-filled. The caller's own block (in_call,
- * nbop_land_self) is copied in before the guard is armed, while its pages
- * are open and nobody may read them (the call has not returned). */
+ * land_sub() while the pages are still closed, and they open last, so a
+ * reader never sees a sub-message half-filled. The caller's own block
+ * (in_call, nbop_land_self) is copied in before the guard is armed, while
+ * its pages are open and nobody may read them (the call has not returned);
+ * src NULL: MPI copied it already. */
 void plan_deliver(struct nbop *op, int sub, const char *src, int edge, int in_call)
 {
     const struct tnbc_submsg *sb = &nbop_guard_layout(op)->sub[sub];
     char *dst = op->layout.recv.base + sb->offset;
 
     assert(!in_call || !op->guard.armed);
+    assert(in_call || !op->rmap || op->vrecv);
     if (in_call) {
-        memcpy(dst, src, sb->bytes);
-    } else if (land(dst, src, sb->bytes) != 0) {
+        if (src)
+            memcpy(dst, src, sb->bytes);
+    } else if (land_sub(op, sb, dst, src) != 0) {
         static int warned;
         tnbc_warn_once(warned, "cannot write received data into the guarded buffer; aborting");
         PMPI_Abort(MPI_COMM_WORLD, 1);
@@ -427,7 +476,7 @@ int *nbop_unguarded_subs(const struct nbop *op, int armed, int *n)
     int *list = malloc((size_t)(nsub + 1) * sizeof *list);
     *n = 0;
     for (int i = 0; list && i < nsub; i++)
-        if (!armed || (!op->per_source && op->guard.cover[i] != TNBC_COVER_GUARDED))
+        if (!armed || op->guard.cover[i] != TNBC_COVER_GUARDED)
             list[(*n)++] = i;
     return list;
 }

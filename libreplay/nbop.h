@@ -27,7 +27,8 @@
  * ranges never block the next call on the same pages.
  *
  * The call is a schedule in the LibNBC sense, kept as data: receive steps
- * (one per sub-message, landing in a private shadow of the receive buffer),
+ * (one per sub-message, landing in a private shadow of the receive buffer;
+ * a derived receive type's sub-messages land only their type map's bytes),
  * send steps (from a private copy of the send buffer, so the caller may
  * write it at once), or, for the single-block operations, one non-blocking
  * collective per chunk. Every step carries the priority the profile gave
@@ -101,6 +102,16 @@ struct nbop {
     int tag;
     char *shadow, *sendcopy;       /* private receive / send memory */
     char *vrecv, *vsend;           /* recvbuf / sendbuf as seen inside them */
+    /* Derived datatypes: a receive type that is not dense (dtype.h) lands
+     * by its runs only (land_typed.h), per sub-message's elements; a send
+     * type that is not dense is packed (MPI_Pack) for per-source
+     * operations, whose blocks then travel as bytes like dense ones. */
+    struct typemap *rmap;          /* the receive type's runs; NULL: dense */
+    long *send_at;                 /* per destination, its packed block's
+                                      offset in sendcopy; NULL: dense */
+    MPI_Datatype own_rtype, own_stype;  /* duplicates of derived types, which
+                                      a.rtype/a.stype then are: the program
+                                      may free its own once the call returned */
     int nsteps, cap_steps;
     struct step *steps;            /* sorted: receives first, then by prio */
     MPI_Request *reqs;             /* [nsteps] (room for cap_reqs) */
@@ -189,9 +200,10 @@ int nbop_sub_is_done(const struct nbop *op, int sub);
  * start, and the pages only they cover are not protected. 1 when armed, 0
  * when nothing could be guarded. */
 int nbop_arm(struct nbop *op, tnbc_guard_hook hook);
-/* The receive sub-messages the program could read without a fault, for
- * operations without edge parts: those with bytes in unguarded edge pages
- * (all of them when nothing was armed). Taken before the op is submitted
+/* The receive sub-messages the program could read without a fault: those
+ * with bytes in unguarded edge pages (all of them when nothing was armed):
+ * chunks, per-source edge parts (nbop_wait_edges waits for them too) and
+ * the whole blocks of a derived receive type that reach an edge page. Taken before the op is submitted
  * (then its guard's arrays may go at any time). A malloc'd list of *n
  * indices, NULL when out of memory. */
 int *nbop_unguarded_subs(const struct nbop *op, int armed, int *n);

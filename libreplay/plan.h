@@ -7,6 +7,7 @@
 #ifndef TNBC_PLAN_H
 #define TNBC_PLAN_H
 
+#include "dtype.h"
 #include "nbop.h"
 #include "profile.h"
 
@@ -20,10 +21,6 @@ int plan_steps_reserve(struct nbop *op, long cap);
  * nbop_plan_sends for per-source ones (calling it twice leaked the first
  * arrays). 0 or -1. */
 int plan_finish(struct nbop *op);
-/* nbop.c: a type whose elements are packed bytes with no holes (a shadow
- * need not start as a copy of the user's bytes, a block can be cut
- * anywhere). */
-int plan_dense(MPI_Datatype t);
 /* nbop.c: the one way a guard sub-message's bytes reach the program's
  * buffer: lands them from `src` (where the sub-message's first byte is),
  * counts an edge part (`edge`), marks the sub-message complete and opens

@@ -137,13 +137,31 @@ void plan_chain_link(struct nbop *op)
     }
 }
 
+/* The size of the elements this rank cuts its chunks in: the send type at
+ * a scatter's root, else the receive type (which the single-block
+ * operations use on both sides). */
+static uint32_t chunk_elem_size(const struct nbop *op)
+{
+    const struct tnbc_args *a = &op->a;
+    int root = a->root == op->layout.comm_rank, size = 0;
+    MPI_Datatype t = (a->op == TNBC_SCATTER || a->op == TNBC_SCATTERV) && root ? a->stype : a->rtype;
+    PMPI_Type_size(t, &size);
+    return (uint32_t)size;
+}
+
 /* The chunk schedule every rank must share, as the sorted steps give it:
- * the chunk collectives' order, or the chain's pieces (first element and
- * count, in the order they travel: a forwarder's receives, which its sends
- * repeat; the root's sends; a last rank's receives). */
+ * the chunk collectives' order (and their counts, but for scatter(v) and
+ * reduce_scatter, whose counts differ by rank), or the chain's pieces
+ * (first element and count, in the order they travel: a forwarder's
+ * receives, which its sends repeat; the root's sends; a last rank's
+ * receives); and the size of the elements the chunks are cut in, so that
+ * ranks whose types differ (legal when their signatures match) do not cut
+ * them differently. */
 unsigned plan_order_hash(const struct nbop *op)
 {
-    uint32_t h = 2166136261u;
+    uint32_t h = 2166136261u ^ chunk_elem_size(op);
+    int per_rank_counts = op->a.op == TNBC_SCATTER || op->a.op == TNBC_SCATTERV ||
+                          op->a.op == TNBC_REDUCE_SCATTER || op->a.op == TNBC_REDUCE_SCATTER_BLOCK;
     int recvs = 0;
     for (int i = 0; i < op->nsteps; i++)
         recvs |= op->steps[i].chain && op->steps[i].kind == STEP_RECV;
@@ -152,7 +170,7 @@ unsigned plan_order_hash(const struct nbop *op)
         uint32_t v[2];
         if (s->kind == STEP_CHUNK) {
             v[0] = (uint32_t)s->peer;
-            v[1] = 0;
+            v[1] = per_rank_counts ? 0 : (uint32_t)s->count;
         } else if (s->chain && (s->kind == STEP_RECV) == recvs) {
             v[0] = (uint32_t)s->chunk_first;
             v[1] = (uint32_t)s->count;

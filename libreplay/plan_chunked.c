@@ -34,9 +34,9 @@ const char *plan_chunked(struct nbop *op, const struct tnbc_profile_site *site, 
     if (k == 0)
         return "zero-size";
     if (op->layout.recv.nsub) {
-        /* Reduce at the root in place: its contribution is in recvbuf. */
-        int keep = !plan_dense(a->rtype) || a->sendbuf == MPI_IN_PLACE;
-        op->vrecv = pool_mirror(&op->layout.recv, a->recvbuf, &op->shadow, keep);
+        /* Reduce at the root in place: its contribution is in recvbuf. (A
+         * derived type's holes in the shadow are never landed.) */
+        op->vrecv = pool_mirror(&op->layout.recv, a->recvbuf, &op->shadow, a->sendbuf == MPI_IN_PLACE);
         if (!op->vrecv)
             return nbop_oom;
     }
@@ -60,13 +60,6 @@ const char *plan_chunked(struct nbop *op, const struct tnbc_profile_site *site, 
                             .count = (int)n[c], .type = a->rtype, .chunk_first = first[c] };
     }
     return NULL;
-}
-
-static int predefined(MPI_Datatype t)
-{
-    int ni, na, nd, combiner;
-    return t != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
-           combiner == MPI_COMBINER_NAMED;
 }
 
 /* Chunk c's share of `count` elements when every rank cuts its own count in
@@ -118,8 +111,9 @@ const int *nbop_scatter_displs(const struct nbop *op, int c)
  * m-th of every destination's block. Every rank runs exactly m of them
  * (the chunk collectives must match), whatever its own count; a chunk
  * empty here has no sub-message. Element counts cut alike on both sides
- * only when the two types have the same elements: predefined types only
- * (the type-signature rule then makes them the same type). */
+ * when the root's send type and the receiver's type have the same size
+ * (the type-signature rule then makes the counts equal): plan_order_hash
+ * includes that size, so ranks whose sizes differ run the call blocking. */
 const char *plan_scattered(struct nbop *op, const struct tnbc_profile_site *site)
 {
     const struct tnbc_args *a = &op->a;
@@ -127,8 +121,6 @@ const char *plan_scattered(struct nbop *op, const struct tnbc_profile_site *site
     int m = site->chunks > 0 ? site->chunks : 1, in_place = root && a->recvbuf == MPI_IN_PLACE;
     if (m > SCATTER_MAX_CHUNKS)
         m = SCATTER_MAX_CHUNKS;
-    if ((!in_place && !predefined(a->rtype)) || (root && !predefined(a->stype)))
-        return "scatter with a derived datatype";
     if (!in_place) {
         op->vrecv = pool_mirror(&op->layout.recv, a->recvbuf, &op->shadow, 0);
         if (!op->vrecv)

@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* Per-source operations (alltoall(v), allgather(v), gather(v)): each block
- * travels point-to-point on the private communicator, in bytes (dense
- * datatypes only, so a block can be cut anywhere), in parts (enum part),
- * its body in pieces (pieces.h). This file owns the cut of the receive side
- * in pieces (op->pieces, the guard's sub-messages), the receive and send
- * steps, the edge parts and the landing of the caller's own block. */
+ * travels point-to-point on the private communicator, in bytes, in parts
+ * (enum part), its body in pieces (pieces.h). This file owns the cut of
+ * the receive side in pieces (op->pieces, the guard's sub-messages), the
+ * receive and send steps, the edge parts and the landing of the caller's
+ * own block.
+ *
+ * Derived datatypes (dtype.h: not dense). A send type's blocks are packed
+ * (MPI_Pack, the type map's bytes in order) into the send copy and then
+ * travel as bytes, like a dense buffer's. A receive type's block cannot be
+ * cut anywhere: it is one piece, its footprint, received whole with the
+ * type itself into the shadow and landed by its runs (land_typed.h); one
+ * that reaches an unguarded edge page is waited for before the call
+ * returns (nbop_unguarded_subs) instead of travelling in edge parts. Both
+ * ends then agree on the bytes of each message, which is all the cut
+ * exchanged in the agreement says. */
 #include "plan.h"
 #include "config.h"
 #include "pool.h"
@@ -33,7 +43,7 @@ static int add_part(struct nbop *op, enum step_kind kind, int sub, int peer, enu
     *s = (struct step){ .kind = kind, .sub = sub, .part = part, .peer = peer,
                         .prio = part == PART_BODY ? (prio < 0 ? INT_MAX : prio) : INT_MIN,
                         .buf = buf, .count = (int)bytes, .type = MPI_BYTE };
-    if (kind == STEP_SEND)      /* the same place in the caller's buffer */
+    if (kind == STEP_SEND && !op->send_at)   /* the same place in the caller's buffer */
         s->src = (const char *)op->a.sendbuf + (buf - op->vsend);
     return 0;
 }
@@ -42,7 +52,7 @@ static int add_part(struct nbop *op, enum step_kind kind, int sub, int peer, enu
 static int piece_new(struct nbop *op, size_t offset, size_t bytes, int block, int peer)
 {
     struct tnbc_layout *l = &op->pieces;
-    l->sub[l->nsub] = (struct tnbc_submsg){ offset, bytes, block, peer };
+    l->sub[l->nsub] = (struct tnbc_submsg){ .offset = offset, .bytes = bytes, .idx = block, .peer = peer };
     return l->nsub++;
 }
 
@@ -75,8 +85,35 @@ static int plan_block_recv(struct nbop *op, int src, int prio, const struct piec
     return rc;
 }
 
+static long send_block(const struct nbop *op, int dst, int ssize, long *displ);
+
+/* A derived send type: each destination's block packed at op->send_at[dst]
+ * (allgather and gather send one block, packed once). */
+static void pack_sends(struct nbop *op)
+{
+    const struct tnbc_args *a = &op->a;
+    int ssize = 0, per_dst = a->op == TNBC_ALLTOALL || a->op == TNBC_ALLTOALLV;
+    MPI_Aint sext = nbop_extent(a->stype);
+    PMPI_Type_size(a->stype, &ssize);
+    for (int dst = 0; dst < op->layout.comm_size; dst++) {
+        long displ, bytes = send_block(op, dst, ssize, &displ);
+        int pos = 0;
+        if (bytes == 0)
+            continue;
+        if (PMPI_Pack((const char *)a->sendbuf + displ * sext, (int)(bytes / ssize), a->stype,
+                      op->sendcopy + op->send_at[dst], (int)bytes, &pos, MPI_COMM_SELF) != MPI_SUCCESS) {
+            tnbc_warn("MPI_Pack of a send block failed; aborting");
+            PMPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        if (!per_dst)
+            break;
+    }
+}
+
 void nbop_copy_sends(struct nbop *op)
 {
+    if (op->send_at)
+        pack_sends(op);
     for (int i = 0; i < op->nsteps; i++) {
         struct step *s = &op->steps[i];
         if (s->kind == STEP_SEND && s->src)   /* chunked ops copied theirs whole */
@@ -85,6 +122,49 @@ void nbop_copy_sends(struct nbop *op)
 }
 
 static int reserve_sends(struct nbop *op);
+
+/* A derived send type: the packed copy, each destination's block at
+ * op->send_at[dst] (one block for all, for allgather and gather). */
+static int plan_packed_sends(struct nbop *op)
+{
+    const struct tnbc_args *a = &op->a;
+    int p = op->layout.comm_size, ssize = 0, per_dst = a->op == TNBC_ALLTOALL || a->op == TNBC_ALLTOALLV;
+    long total = 0;
+    PMPI_Type_size(a->stype, &ssize);
+    op->send_at = calloc((size_t)p, sizeof *op->send_at);
+    if (!op->send_at)
+        return -1;
+    for (int dst = 0; dst < p; dst++) {
+        long displ, bytes = send_block(op, dst, ssize, &displ);
+        op->send_at[dst] = per_dst ? total : 0;
+        total = per_dst ? total + bytes : (bytes > total ? bytes : total);
+    }
+    op->sendcopy = pool_get((size_t)(total ? total : 1));
+    return op->sendcopy ? 0 : -1;
+}
+
+/* A derived receive type: the block from `src` as one piece (its
+ * footprint and elements), received whole with the type into the shadow.
+ * The sender sends its payload, in one body piece. */
+static int plan_typed_recv(struct nbop *op, int src, int prio, struct piece_cut *c)
+{
+    const struct tnbc_submsg *sb = &op->layout.recv.sub[src];
+    int rsize = 0;
+    PMPI_Type_size(op->a.rtype, &rsize);
+    long bytes = sb->elem_count * rsize;
+    if (bytes > INT_MAX || sb->elem_count > INT_MAX)
+        return -1;
+    *c = (struct piece_cut){ .bytes = (int)bytes, .first = (int)bytes, .piece = (int)bytes };
+    int k = piece_new(op, sb->offset, sb->bytes, src, src);
+    op->pieces.sub[k].elem_first = sb->elem_first;
+    op->pieces.sub[k].elem_count = sb->elem_count;
+    if (add_part(op, STEP_RECV, k, src, PART_BODY, prio,
+                 op->vrecv + sb->elem_first * nbop_extent(op->a.rtype), bytes) != 0)
+        return -1;
+    op->steps[op->nsteps - 1].count = (int)sb->elem_count;
+    op->steps[op->nsteps - 1].type = op->a.rtype;
+    return 0;
+}
 
 /* alltoall(v), allgather(v), gather(v): point-to-point on the private
  * communicator, in bytes (dense datatypes only, so a block can be cut
@@ -99,8 +179,6 @@ const char *plan_per_source(struct nbop *op, const struct tnbc_profile_site *sit
 
     if (in_place && !rooted)
         return "MPI_IN_PLACE";
-    if ((recv->nsub && !plan_dense(a->rtype)) || (!in_place && !plan_dense(a->stype)))
-        return "non-contiguous datatype";
     if (recv->span > INT_MAX || op->layout.send.span > INT_MAX)
         return "a block of 2 GiB or more";
     op->per_source = 1;
@@ -109,11 +187,15 @@ const char *plan_per_source(struct nbop *op, const struct tnbc_profile_site *sit
     cut = calloc((size_t)(recv->nsub ? recv->nsub : 1), sizeof *cut);
     if (!op->want || !cut)
         goto oom;
-    if (recv->nsub && !pool_mirror(recv, a->recvbuf, &op->shadow, 0))
+    if (recv->nsub && !(op->vrecv = pool_mirror(recv, a->recvbuf, &op->shadow, 0)))
         goto oom;
-    /* The send copy is filled later, part by part (nbop_copy_sends). */
-    if (!in_place && !(op->vsend = pool_mirror(&op->layout.send, a->sendbuf, &op->sendcopy, 0)))
+    /* The send copy is filled later, part by part or packed (nbop_copy_sends). */
+    if (!in_place && !tnbc_type_is_dense(a->stype)) {
+        if (plan_packed_sends(op) != 0)
+            goto oom;
+    } else if (!in_place && !(op->vsend = pool_mirror(&op->layout.send, a->sendbuf, &op->sendcopy, 0))) {
         goto oom;
+    }
     op->nodes_hash = tokens_hash(site);
     for (int i = 0; i < p; i++) {
         op->want[i].vote = 1;
@@ -123,6 +205,10 @@ const char *plan_per_source(struct nbop *op, const struct tnbc_profile_site *sit
     size_t npieces = 0;
     for (int src = 0; src < recv->nsub; src++) {
         const struct tnbc_submsg *sb = &recv->sub[src];
+        if (op->rmap) {
+            npieces++;           /* one piece per block (plan_typed_recv) */
+            continue;
+        }
         if (src != me)
             pieces_cut((uintptr_t)recv->base, recv->span, sb->offset, sb->bytes,
                        tnbc_page_size(), (size_t)piece_bytes, &cut[src]);
@@ -140,10 +226,17 @@ const char *plan_per_source(struct nbop *op, const struct tnbc_profile_site *sit
             /* Nothing to receive (complete from the start), or this rank's
              * own block, landed straight from its send buffer. */
             int k = piece_new(op, sb->offset, sb->bytes, src, src);
+            op->pieces.sub[k].elem_first = sb->elem_first;
+            op->pieces.sub[k].elem_count = sb->elem_count;
             if (src == me && sb->bytes && !in_place) {
                 op->self_sub = me;
                 op->self_piece = k;
             }
+            continue;
+        }
+        if (op->rmap) {
+            if (plan_typed_recv(op, src, prio, &op->want[src].cut) != 0)
+                goto oom;
             continue;
         }
         op->want[src].cut = cut[src];
@@ -251,7 +344,8 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
             continue;
         if (pieces_check(&got[dst].cut, bytes) != 0)
             return -1;        /* the receiver expects another size: erroneous program */
-        if (plan_block_send(op, dst, op->vsend + displ * sext, bytes, &got[dst].cut) != 0)
+        char *at = op->send_at ? op->sendcopy + op->send_at[dst] : op->vsend + displ * sext;
+        if (plan_block_send(op, dst, at, bytes, &got[dst].cut) != 0)
             return -1;
     }
 done:
@@ -259,10 +353,10 @@ done:
 }
 
 /* The caller's own block: no message, and as few copies as the blocking
- * collective makes. Its pages that hold nothing else are opened first and
- * filled with memcpy (the caller is inside the call, so nobody reads them
- * half-filled); the bytes on pages it shares with other blocks still in
- * flight go through /proc/self/mem. */
+ * collective makes, while the guard is not armed yet (the caller is inside
+ * the call, so nobody reads it half-filled): a memcpy, or with a derived
+ * type on either side MPI's own copy from type to type (MPI_Sendrecv to
+ * itself), which writes only the receive type's bytes. */
 void nbop_land_self(struct nbop *op)
 {
     const struct tnbc_args *a = &op->a;
@@ -275,7 +369,20 @@ void nbop_land_self(struct nbop *op)
         displ = (long)me * a->scount;
     else if (a->op == TNBC_ALLTOALLV)
         displ = a->sdispls[me];
-    plan_deliver(op, op->self_piece, (const char *)a->sendbuf + displ * nbop_extent(a->stype), 0, 1);
+    const char *from = (const char *)a->sendbuf + displ * nbop_extent(a->stype);
+    if (!op->rmap && !op->send_at) {
+        plan_deliver(op, op->self_piece, from, 0, 1);
+        return;
+    }
+    const struct tnbc_submsg *sb = &op->layout.recv.sub[me];
+    long scount = a->op == TNBC_ALLTOALLV ? a->scounts[me] : a->scount;
+    if (PMPI_Sendrecv(from, (int)scount, a->stype, 0, 0,
+                      (char *)a->recvbuf + sb->elem_first * nbop_extent(a->rtype), (int)sb->elem_count,
+                      a->rtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        tnbc_warn("copying the own block of a derived datatype failed; aborting");
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    plan_deliver(op, op->self_piece, NULL, 0, 1);
 }
 
 void nbop_wait_edges(struct nbop *op)

@@ -60,7 +60,7 @@ check-fidelity: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(ANALYZER_BIN) $(
 
 # test/comm/: programs of the communicator suite (sub-communicators, freed
 # communicators, inter-communicators), plain MPI.
-COMM_TEST_PROGS := $(addprefix $(BUILD)/test/comm/,comm_fft comm_free comm_kinds inplace scatter redscat dtypes alltoallw neighbor comm_fft_f08)
+COMM_TEST_PROGS := $(addprefix $(BUILD)/test/comm/,comm_fft comm_free comm_kinds inplace scatter redscat dtypes dtypes_ops alltoallw neighbor comm_fft_f08)
 
 $(BUILD)/test/comm/%: test/comm/%.c
 	@mkdir -p $(dir $@)

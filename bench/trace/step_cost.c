@@ -42,7 +42,7 @@ static double touch_cost(size_t ps, int pages, int nsub, int touches, size_t str
         return -1;
     memset(p, 1, len);
     for (int i = 0; i < nsub; i++)
-        sub[i] = (struct tnbc_submsg){ (size_t)i * each, each, i, i };
+        sub[i] = (struct tnbc_submsg){ .offset = (size_t)i * each, .bytes = each, .idx = i, .peer = i };
     l.base = p;
     l.span = len;
     l.nsub = nsub;

@@ -184,7 +184,7 @@ static char *map_pages(size_t n)
 static struct tnbc_layout *even_layout(char *base, int n, size_t each)
 {
     for (int i = 0; i < n; i++)
-        F.sub[i] = (struct tnbc_submsg){ (size_t)i * each, each, i, i };
+        F.sub[i] = (struct tnbc_submsg){ .offset = (size_t)i * each, .bytes = each, .idx = i, .peer = i };
     F.lay = (struct tnbc_layout){ .base = base, .span = (size_t)n * each,
                                   .bytes = (size_t)n * each, .block_bytes = (long)each,
                                   .nsub = n, .sub = F.sub };
@@ -358,7 +358,7 @@ static void test_edge_pages_and_cover(void **state)
     char *m = map_pages(4), *b = m + 100;
     size_t q = 3 * ps / 4;
     struct tnbc_layout *l = even_layout(b, 4, q);
-    F.sub[4] = (struct tnbc_submsg){ 0, 0, 4, 4 };   /* an empty block */
+    F.sub[4] = (struct tnbc_submsg){ .idx = 4, .peer = 4 };   /* an empty block */
     l->nsub = 5;
     l->span = 3 * ps;
     setup_guard(&F.g, l, PROT_NONE, 0);
@@ -980,7 +980,7 @@ static void test_memory_kinds(void **state)
     assert_true(memory_ok(anon, 4 * ps, &why));
 
     /* tnbc_guard_arm applies the same rule: nothing armed on shared memory. */
-    struct tnbc_submsg sub[1] = { { 0, 2 * ps, 0, 0 } };
+    struct tnbc_submsg sub[1] = { { .bytes = 2 * ps } };
     struct tnbc_layout l = { .base = shared, .span = 2 * ps, .nsub = 1, .sub = sub };
     struct tnbc_guard g;
     setup_guard(&g, &l, PROT_NONE, 0);
