@@ -269,6 +269,7 @@ void nbop_free(struct nbop *op)
     tnbc_layout_free(&op->layout);
     pool_put(op->shadow);
     pool_put(op->sendcopy);
+    pool_put(op->packcopy);
     free(op->steps);
     free(op->reqs);
     free(op->completed);

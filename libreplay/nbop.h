@@ -107,8 +107,12 @@ struct nbop {
      * type that is not dense is packed (MPI_Pack) for per-source
      * operations, whose blocks then travel as bytes like dense ones. */
     struct typemap *rmap;          /* the receive type's runs; NULL: dense */
+    char *packcopy;                /* a derived send type's packed blocks */
     long *send_at;                 /* per destination, its packed block's
-                                      offset in sendcopy; NULL: dense */
+                                      offset in packcopy; NULL: dense */
+    int send_whole;                /* a receiver takes its block with its
+                                      type (piece_cut.typed): the send copy
+                                      is filled whole, the block sent typed */
     MPI_Datatype own_rtype, own_stype;  /* duplicates of derived types, which
                                       a.rtype/a.stype then are: the program
                                       may free its own once the call returned */

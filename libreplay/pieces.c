@@ -32,7 +32,9 @@ void pieces_cut(uintptr_t base, size_t span, size_t offset, size_t bytes, size_t
 int pieces_check(const struct piece_cut *c, long bytes)
 {
     if (c->bytes != bytes || c->head < 0 || c->tail < 0 || c->first < 0 || c->piece < 0 ||
-        (long)c->head + c->tail > bytes)
+        (long)c->head + c->tail > bytes || (c->typed != 0 && c->typed != 1))
+        return -1;
+    if (c->typed && (c->head || c->tail || c->first != bytes))
         return -1;
     long body = bytes - c->head - c->tail;
     if (body == 0)

@@ -33,6 +33,11 @@ struct piece_cut {
     int head, tail;   /* bytes in the unguarded first / last page */
     int first;        /* bytes of the first body piece (0: no body) */
     int piece;        /* bytes of every later piece but the last */
+    int typed;        /* 1: one body piece, the whole block, which the
+                         receiver takes with its own (derived) type: the
+                         sender sends it with its type too (MPICH truncates
+                         a large byte message received with a non-contiguous
+                         type); 0: pieces of bytes */
 };
 
 /* The cut of the block [offset, offset+bytes) of a receive buffer spanning

@@ -6,15 +6,15 @@
  * receive and send steps, the edge parts and the landing of the caller's
  * own block.
  *
- * Derived datatypes (dtype.h: not dense). A send type's blocks are packed
- * (MPI_Pack, the type map's bytes in order) into the send copy and then
- * travel as bytes, like a dense buffer's. A receive type's block cannot be
+ * Derived datatypes (dtype.h: not dense). A receive type's block cannot be
  * cut anywhere: it is one piece, its footprint, received whole with the
  * type itself into the shadow and landed by its runs (land_typed.h); one
  * that reaches an unguarded edge page is waited for before the call
- * returns (nbop_unguarded_subs) instead of travelling in edge parts. Both
- * ends then agree on the bytes of each message, which is all the cut
- * exchanged in the agreement says. */
+ * returns (nbop_unguarded_subs) instead of travelling in edge parts. Its
+ * cut says so (piece_cut.typed), and the sender sends that block whole
+ * with its own type from the send copy, filled whole. To a receiver of
+ * bytes, a derived send type's block goes packed (MPI_Pack: the type
+ * map's bytes in order, into op->packcopy), in pieces like a dense one. */
 #include "plan.h"
 #include "config.h"
 #include "pool.h"
@@ -43,7 +43,7 @@ static int add_part(struct nbop *op, enum step_kind kind, int sub, int peer, enu
     *s = (struct step){ .kind = kind, .sub = sub, .part = part, .peer = peer,
                         .prio = part == PART_BODY ? (prio < 0 ? INT_MAX : prio) : INT_MIN,
                         .buf = buf, .count = (int)bytes, .type = MPI_BYTE };
-    if (kind == STEP_SEND && !op->send_at)   /* the same place in the caller's buffer */
+    if (kind == STEP_SEND && !op->send_at && !op->send_whole)   /* the same place in the caller's buffer */
         s->src = (const char *)op->a.sendbuf + (buf - op->vsend);
     return 0;
 }
@@ -101,7 +101,7 @@ static void pack_sends(struct nbop *op)
         if (bytes == 0)
             continue;
         if (PMPI_Pack((const char *)a->sendbuf + displ * sext, (int)(bytes / ssize), a->stype,
-                      op->sendcopy + op->send_at[dst], (int)bytes, &pos, MPI_COMM_SELF) != MPI_SUCCESS) {
+                      op->packcopy + op->send_at[dst], (int)bytes, &pos, MPI_COMM_SELF) != MPI_SUCCESS) {
             tnbc_warn("MPI_Pack of a send block failed; aborting");
             PMPI_Abort(MPI_COMM_WORLD, 1);
         }
@@ -112,6 +112,8 @@ static void pack_sends(struct nbop *op)
 
 void nbop_copy_sends(struct nbop *op)
 {
+    if (op->send_whole)
+        memcpy(op->sendcopy, op->layout.send.base, op->layout.send.span);
     if (op->send_at)
         pack_sends(op);
     for (int i = 0; i < op->nsteps; i++) {
@@ -124,7 +126,9 @@ void nbop_copy_sends(struct nbop *op)
 static int reserve_sends(struct nbop *op);
 
 /* A derived send type: the packed copy, each destination's block at
- * op->send_at[dst] (one block for all, for allgather and gather). */
+ * op->send_at[dst] (one block for all, for allgather and gather); filled
+ * by pack_sends whether or not a receiver of bytes asks for it (the cuts
+ * are known only after the agreement, and nothing may fail then). */
 static int plan_packed_sends(struct nbop *op)
 {
     const struct tnbc_args *a = &op->a;
@@ -139,8 +143,8 @@ static int plan_packed_sends(struct nbop *op)
         op->send_at[dst] = per_dst ? total : 0;
         total = per_dst ? total + bytes : (bytes > total ? bytes : total);
     }
-    op->sendcopy = pool_get((size_t)(total ? total : 1));
-    return op->sendcopy ? 0 : -1;
+    op->packcopy = pool_get((size_t)(total ? total : 1));
+    return op->packcopy ? 0 : -1;
 }
 
 /* A derived receive type: the block from `src` as one piece (its
@@ -154,7 +158,7 @@ static int plan_typed_recv(struct nbop *op, int src, int prio, struct piece_cut 
     long bytes = sb->elem_count * rsize;
     if (bytes > INT_MAX || sb->elem_count > INT_MAX)
         return -1;
-    *c = (struct piece_cut){ .bytes = (int)bytes, .first = (int)bytes, .piece = (int)bytes };
+    *c = (struct piece_cut){ .bytes = (int)bytes, .first = (int)bytes, .piece = (int)bytes, .typed = 1 };
     int k = piece_new(op, sb->offset, sb->bytes, src, src);
     op->pieces.sub[k].elem_first = sb->elem_first;
     op->pieces.sub[k].elem_count = sb->elem_count;
@@ -189,13 +193,12 @@ const char *plan_per_source(struct nbop *op, const struct tnbc_profile_site *sit
         goto oom;
     if (recv->nsub && !(op->vrecv = pool_mirror(recv, a->recvbuf, &op->shadow, 0)))
         goto oom;
-    /* The send copy is filled later, part by part or packed (nbop_copy_sends). */
-    if (!in_place && !tnbc_type_is_dense(a->stype)) {
-        if (plan_packed_sends(op) != 0)
-            goto oom;
-    } else if (!in_place && !(op->vsend = pool_mirror(&op->layout.send, a->sendbuf, &op->sendcopy, 0))) {
+    /* The send copy is filled later, part by part, whole or packed
+     * (nbop_copy_sends). */
+    if (!in_place && !tnbc_type_is_dense(a->stype) && plan_packed_sends(op) != 0)
         goto oom;
-    }
+    if (!in_place && !(op->vsend = pool_mirror(&op->layout.send, a->sendbuf, &op->sendcopy, 0)))
+        goto oom;
     op->nodes_hash = tokens_hash(site);
     for (int i = 0; i < p; i++) {
         op->want[i].vote = 1;
@@ -273,6 +276,24 @@ static int plan_block_send(struct nbop *op, int dst, char *at, long bytes, const
     return rc;
 }
 
+/* The block to a receiver that takes it with its type (piece_cut.typed):
+ * one message of `count` elements of the send type, from the send copy
+ * (filled whole: op->send_whole). */
+static int plan_typed_send(struct nbop *op, int dst, char *at, long count)
+{
+    int me = op->layout.comm_rank;
+    int prio = op->site_prio ? tnbc_profile_send_prio(op->site_prio, me, dst) : 0;
+    if (count > INT_MAX || add_part(op, STEP_SEND, -1, dst, PART_BODY, prio, at, 0) != 0)
+        return -1;
+    struct step *s = &op->steps[op->nsteps - 1];
+    s->count = (int)count;
+    s->type = op->a.stype;
+    s->src = NULL;
+    s->gated = !tokens_same_node(op->site_prio, me, dst);
+    op->send_whole = 1;
+    return 0;
+}
+
 /* The bytes this rank sends to `dst` (0: none) and where they start in
  * elements of the send type. */
 static long send_block(const struct nbop *op, int dst, int ssize, long *displ)
@@ -344,7 +365,12 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
             continue;
         if (pieces_check(&got[dst].cut, bytes) != 0)
             return -1;        /* the receiver expects another size: erroneous program */
-        char *at = op->send_at ? op->sendcopy + op->send_at[dst] : op->vsend + displ * sext;
+        if (got[dst].cut.typed) {
+            if (plan_typed_send(op, dst, op->vsend + displ * sext, bytes / ssize) != 0)
+                return -1;
+            continue;
+        }
+        char *at = op->send_at ? op->packcopy + op->send_at[dst] : op->vsend + displ * sext;
         if (plan_block_send(op, dst, at, bytes, &got[dst].cut) != 0)
             return -1;
     }

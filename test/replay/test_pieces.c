@@ -107,18 +107,24 @@ static void test_check_refuses_nonsense(void **state)
     (void)state;
     /* Each cut as received, and the block size its sender has. */
     struct { struct piece_cut cut; long sender_bytes; } bad[] = {
-        { { 1000, -1, 0, 100, 4096 }, 1000 }, { { 1000, 0, -1, 100, 4096 }, 1000 },
-        { { 1000, 0, 0, 0, 4096 }, 1000 },    { { 1000, 0, 0, 100, 0 }, 1000 },
-        { { 1000, 0, 0, 5000, 4096 }, 1000 }, { { 1000, 600, 600, 100, 4096 }, 1000 },
-        { { 100000, 0, 0, 1, 1 }, 100000 },   /* 100000 pieces */
-        { { 999, 10, 20, 969, 4096 }, 1000 }, /* another size */
-        { { 1000, 0, 0, 200, 100 }, 1000 },   /* first piece longer than the rest */
+        { { 1000, -1, 0, 100, 4096, 0 }, 1000 }, { { 1000, 0, -1, 100, 4096, 0 }, 1000 },
+        { { 1000, 0, 0, 0, 4096, 0 }, 1000 },    { { 1000, 0, 0, 100, 0, 0 }, 1000 },
+        { { 1000, 0, 0, 5000, 4096, 0 }, 1000 }, { { 1000, 600, 600, 100, 4096, 0 }, 1000 },
+        { { 100000, 0, 0, 1, 1, 0 }, 100000 },   /* 100000 pieces */
+        { { 999, 10, 20, 969, 4096, 0 }, 1000 }, /* another size */
+        { { 1000, 0, 0, 200, 100, 0 }, 1000 },   /* first piece longer than the rest */
+        { { 1000, 0, 0, 1000, 1000, 2 }, 1000 }, /* typed is 0 or 1 */
+        { { 1000, 10, 0, 990, 990, 1 }, 1000 },  /* typed: no edge parts */
+        { { 1000, 0, 0, 500, 500, 1 }, 1000 },   /* typed: the block whole */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         assert_int_not_equal(pieces_check(&bad[i].cut, bad[i].sender_bytes), 0);
-    struct piece_cut good = { 1000, 10, 20, 970, 4096 };
+    struct piece_cut good = { 1000, 10, 20, 970, 4096, 0 };
     assert_int_equal(pieces_check(&good, 1000), 0);
     assert_int_equal(pieces_count(&good), 1);
+    struct piece_cut whole = { 1000, 0, 0, 1000, 1000, 1 };   /* a derived receive type */
+    assert_int_equal(pieces_check(&whole, 1000), 0);
+    assert_int_equal(pieces_count(&whole), 1);
 }
 
 int main(void)
