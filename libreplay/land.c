@@ -11,41 +11,34 @@
 
 static int mem_fd = -1;
 
-int land(void *dst, const void *src, size_t n)
+/* Moves n bytes between buf and address `at` of this process through
+ * /proc/self/mem (sysno: SYS_pwrite64 or SYS_pread64). The system call
+ * itself, not pwrite()/pread(): the library interposes them
+ * (core/wrap_libc.c), and the landing must not take the guard's range lock
+ * or look itself up in the range index. */
+static int mem_io(long sysno, char *buf, uintptr_t at, size_t n)
 {
-    const char *p = src;
-    uintptr_t at = (uintptr_t)dst;
     while (n > 0) {
-        /* The system call itself, not pwrite(): the library interposes
-         * pwrite (core/wrap_libc.c), and the landing must not take the
-         * guard's range lock or look itself up in the range index. */
-        ssize_t w = syscall(SYS_pwrite64, mem_fd, p, n, (off_t)at);
-        if (w < 0 && errno == EINTR)
+        ssize_t k = syscall(sysno, mem_fd, buf, n, (off_t)at);
+        if (k < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
+        if (k <= 0)
             return -1;
-        p += w;
-        at += (uintptr_t)w;
-        n -= (size_t)w;
+        buf += k;
+        at += (uintptr_t)k;
+        n -= (size_t)k;
     }
     return 0;
 }
 
+int land(void *dst, const void *src, size_t n)
+{
+    return mem_io(SYS_pwrite64, (char *)(uintptr_t)src, (uintptr_t)dst, n);
+}
+
 int land_read(void *dst, const void *src, size_t n)
 {
-    char *p = dst;
-    uintptr_t at = (uintptr_t)src;
-    while (n > 0) {
-        ssize_t r = syscall(SYS_pread64, mem_fd, p, n, (off_t)at);   /* as land() */
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        p += r;
-        at += (uintptr_t)r;
-        n -= (size_t)r;
-    }
-    return 0;
+    return mem_io(SYS_pread64, dst, (uintptr_t)src, n);
 }
 
 int land_init(const char **why)

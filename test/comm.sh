@@ -238,14 +238,20 @@ check_neighbor() {
 check_dtypes() {
     pipeline dt 4 "$P/dtypes" 2 || return 1
     grep -qx 'dtypes: ok' "$W/dt.tuned" || { cat "$W/dt.tuned"; return 1; }
+    all_early dt "alltoall 2 2, bcast 2 2, bcast 2 2"
+}
+
+# Every rank's summary rows of pipeline NAME ("op calls traced", sorted)
+# are WANT, and no call ran blocking: the programs' own calls on stack
+# variables left out (report's gather, ct_verdict's reduce run blocking).
+all_early() { # NAME WANT
     local r got
     for r in 0 1 2 3; do
-        got=$(q "$W/dt.summary.d/rank-00000$r.db" "SELECT group_concat(op || ' ' || calls || ' ' || traced, ', ')
-                 FROM (SELECT op, calls, traced FROM site WHERE op IN ('bcast', 'alltoall') ORDER BY 1, 3)")
-        [[ $got == "alltoall 2 2, bcast 2 2, bcast 2 2" ]] || { echo "rank $r: summary rows '$got'"; return 1; }
+        got=$(q "$W/$1.summary.d/rank-00000$r.db" "SELECT group_concat(op || ' ' || calls || ' ' || traced, ', ')
+                 FROM (SELECT op, calls, traced FROM site WHERE op NOT IN ('gather', 'reduce') ORDER BY 1, 2, 3)")
+        [[ $got == "$2" ]] || { echo "rank $r: summary rows '$got'"; return 1; }
     done
-    # (stack variables: ct_verdict's reduce, report's gather, run blocking)
-    ! grep "runs blocking" "$W/dt.err" | grep -v " reduce at " || { echo "a call ran blocking"; return 1; }
+    ! grep "runs blocking" "$W/$1.err" | grep -v -e " reduce at " -e " gather at " || { echo "a call ran blocking"; return 1; }
 }
 
 # Derived datatypes on every operation that goes early, in the
@@ -257,14 +263,7 @@ check_dtypes() {
 check_dtypes_ops() {
     pipeline dto 4 "$P/dtypes_ops" 2 || return 1
     grep -qx 'dtypes_ops: ok' "$W/dto.tuned" || { cat "$W/dto.tuned"; return 1; }
-    local r got
-    for r in 0 1 2 3; do
-        got=$(q "$W/dto.summary.d/rank-00000$r.db" "SELECT group_concat(op || ' ' || calls || ' ' || traced, ', ')
-                 FROM (SELECT op, calls, traced FROM site WHERE op NOT IN ('gather', 'reduce') ORDER BY 1, 2, 3)")
-        [[ $got == "allgather 2 2, alltoall 2 2, alltoall 2 2, alltoall 2 2, alltoall 2 2, alltoallv 2 2, gatherv 2 2, scatter 2 2, scatterv 2 2" ]] ||
-            { echo "rank $r: summary rows '$got'"; return 1; }
-    done
-    ! grep "runs blocking" "$W/dto.err" | grep -v -e " reduce at " -e " gather at " || { echo "a call ran blocking"; return 1; }
+    all_early dto "allgather 2 2, alltoall 2 2, alltoall 2 2, alltoall 2 2, alltoall 2 2, alltoallv 2 2, gatherv 2 2, scatter 2 2, scatterv 2 2"
 }
 
 # The pencil FFT benchmark (bench/pencil.c) on a 2x2 grid, tuned: its own

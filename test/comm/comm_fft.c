@@ -33,15 +33,6 @@ static void butterfly(const double *in, double *out, int nblocks, int step)
         }
 }
 
-static uint64_t fnv(const void *p, size_t n)
-{
-    const unsigned char *c = p;
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * 1099511628211ull;
-    return h;
-}
-
 int main(int argc, char **argv)
 {
     int rank, size, steps = argc > 1 ? atoi(argv[1]) : 4;
@@ -61,7 +52,7 @@ int main(int argc, char **argv)
         butterfly(a, t, 2, s + 1);
         transpose(t, a, col);
     }
-    uint64_t h = fnv(a, 2 * B * sizeof *a), all[4];
+    uint64_t h = ct_hash(a, 2 * B * sizeof *a), all[4];
     MPI_Gather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     if (rank == 0)
         for (int r = 0; r < 4; r++)

@@ -7,7 +7,19 @@
 #define CT_H
 
 #include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+/* FNV-1a over n bytes: a result line's fingerprint. */
+static inline uint64_t ct_hash(const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 1099511628211ull;
+    return h;
+}
 
 /* MPI_Init, and this process's rank and size in MPI_COMM_WORLD. */
 static inline void ct_init(int *argc, char ***argv, int *rank, int *size)

@@ -36,19 +36,10 @@ static int pat(int from, int to, long i, int round)
     return (int)((from * 7919L + to * 131L + i * 31 + round * 17) % 100003);
 }
 
-static uint64_t hash(const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
-
 static void report(const char *what, const void *p, size_t n)
 {
     /* Every rank's hash, in rank order, from rank 0. */
-    uint64_t h = hash(p, n), all[16];
+    uint64_t h = ct_hash(p, n), all[16];
     MPI_Gather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("%s", what);
