@@ -8,11 +8,13 @@
 
 #include "testalloc.h"
 
-/* Where each run of the elements goes: into the window's copy when it lies
- * in [wlo, whi), else straight into the user's (open) pages. Runs are cut
- * at the window's edges. */
-static void place_runs(char *user, const char *shadow, long first, long count, const struct typemap *m,
-                       uintptr_t wlo, uintptr_t whi, char *window)
+/* Where each run of the elements goes: into [wlo, whi) of the pages still
+ * protected, by way of `window` (their copy), or through /proc/self/mem
+ * run by run when there is no copy (no memory for one: slow, but right);
+ * elsewhere straight into the user's (open) pages. Runs are cut at the
+ * window's edges. 0, or -1 when /proc/self/mem failed. */
+static int place_runs(char *user, const char *shadow, long first, long count, const struct typemap *m,
+                      uintptr_t wlo, uintptr_t whi, char *window)
 {
     for (long e = first; e < first + count; e++)
         for (int r = 0; r < m->nruns; r++) {
@@ -27,32 +29,12 @@ static void place_runs(char *user, const char *shadow, long first, long count, c
             }
             if (a < in_a)
                 memcpy((void *)a, src, in_a - a);
-            memcpy(window + (in_a - wlo), src + (in_a - a), in_b - in_a);
-            if (in_b < b)
-                memcpy((void *)in_b, src + (in_b - a), b - in_b);
-        }
-}
-
-/* Without memory for the window's copy: each run's protected part goes
- * through /proc/self/mem on its own (slow, but correct). */
-static int land_run_by_run(char *user, const char *shadow, long first, long count,
-                           const struct typemap *m, uintptr_t wlo, uintptr_t whi)
-{
-    for (long e = first; e < first + count; e++)
-        for (int r = 0; r < m->nruns; r++) {
-            MPI_Aint off = e * m->extent + m->run[r].off;
-            uintptr_t a = (uintptr_t)(user + off), b = a + (uintptr_t)m->run[r].len;
-            uintptr_t in_a = a < wlo ? wlo : a, in_b = b > whi ? whi : b;
-            if (in_a >= in_b) {
-                memcpy((void *)a, shadow + off, b - a);
-                continue;
-            }
-            if (a < in_a)
-                memcpy((void *)a, shadow + off, in_a - a);
-            if (land((void *)in_a, shadow + off + (in_a - a), in_b - in_a) != 0)
+            if (window)
+                memcpy(window + (in_a - wlo), src + (in_a - a), in_b - in_a);
+            else if (land((void *)in_a, src + (in_a - a), in_b - in_a) != 0)
                 return -1;
             if (in_b < b)
-                memcpy((void *)in_b, shadow + off + (in_b - a), b - in_b);
+                memcpy((void *)in_b, src + (in_b - a), b - in_b);
         }
     return 0;
 }
@@ -69,18 +51,16 @@ int land_typed(char *user, const char *shadow, long first, long count, const str
     uintptr_t wlo = fs & ~(ps - 1), whi = (fe + ps - 1) & ~(ps - 1);
     wlo = wlo < lo ? lo : wlo;
     whi = whi > hi ? hi : whi;
-    if (wlo >= whi) {
-        place_runs(user, shadow, first, count, m, 0, 0, NULL);
-        return 0;
-    }
+    if (wlo >= whi)
+        return place_runs(user, shadow, first, count, m, 0, 0, NULL);
     char *window = malloc(whi - wlo);
     if (!window)
-        return land_run_by_run(user, shadow, first, count, m, wlo, whi);
+        return place_runs(user, shadow, first, count, m, wlo, whi, NULL);
     int rc = land_read(window, (const void *)wlo, whi - wlo);
-    if (rc == 0) {
-        place_runs(user, shadow, first, count, m, wlo, whi, window);
+    if (rc == 0)
+        rc = place_runs(user, shadow, first, count, m, wlo, whi, window);
+    if (rc == 0)
         rc = land((void *)wlo, window, whi - wlo);
-    }
     free(window);
     return rc;
 }

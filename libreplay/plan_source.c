@@ -43,7 +43,7 @@ static int add_part(struct nbop *op, enum step_kind kind, int sub, int peer, enu
     *s = (struct step){ .kind = kind, .sub = sub, .part = part, .peer = peer,
                         .prio = part == PART_BODY ? (prio < 0 ? INT_MAX : prio) : INT_MIN,
                         .buf = buf, .count = (int)bytes, .type = MPI_BYTE };
-    if (kind == STEP_SEND && !op->send_at && !op->send_whole)   /* the same place in the caller's buffer */
+    if (kind == STEP_SEND && !op->send_at)   /* the same place in the caller's buffer */
         s->src = (const char *)op->a.sendbuf + (buf - op->vsend);
     return 0;
 }
@@ -88,7 +88,8 @@ static int plan_block_recv(struct nbop *op, int src, int prio, const struct piec
 static long send_block(const struct nbop *op, int dst, int ssize, long *displ);
 
 /* A derived send type: each destination's block packed at op->send_at[dst]
- * (allgather and gather send one block, packed once). */
+ * (allgather and gather send one block, packed once), but for those that
+ * take it typed (send_at -1, plan_typed_send). */
 static void pack_sends(struct nbop *op)
 {
     const struct tnbc_args *a = &op->a;
@@ -98,7 +99,7 @@ static void pack_sends(struct nbop *op)
     for (int dst = 0; dst < op->layout.comm_size; dst++) {
         long displ, bytes = send_block(op, dst, ssize, &displ);
         int pos = 0;
-        if (bytes == 0)
+        if (bytes == 0 || op->send_at[dst] < 0)
             continue;
         if (PMPI_Pack((const char *)a->sendbuf + displ * sext, (int)(bytes / ssize), a->stype,
                       op->packcopy + op->send_at[dst], (int)bytes, &pos, MPI_COMM_SELF) != MPI_SUCCESS) {
@@ -112,10 +113,12 @@ static void pack_sends(struct nbop *op)
 
 void nbop_copy_sends(struct nbop *op)
 {
-    if (op->send_whole)
-        memcpy(op->sendcopy, op->layout.send.base, op->layout.send.span);
     if (op->send_at)
         pack_sends(op);
+    if (op->send_whole) {      /* the parts' copies would repeat some of it */
+        memcpy(op->sendcopy, op->layout.send.base, op->layout.send.span);
+        return;
+    }
     for (int i = 0; i < op->nsteps; i++) {
         struct step *s = &op->steps[i];
         if (s->kind == STEP_SEND && s->src)   /* chunked ops copied theirs whole */
@@ -126,9 +129,10 @@ void nbop_copy_sends(struct nbop *op)
 static int reserve_sends(struct nbop *op);
 
 /* A derived send type: the packed copy, each destination's block at
- * op->send_at[dst] (one block for all, for allgather and gather); filled
- * by pack_sends whether or not a receiver of bytes asks for it (the cuts
- * are known only after the agreement, and nothing may fail then). */
+ * op->send_at[dst] (one block for all, for allgather and gather). Made
+ * before the agreement whether or not a receiver of bytes will ask for it
+ * (the cuts are known only after it, and nothing may fail then); packed
+ * only for those that do (pack_sends). */
 static int plan_packed_sends(struct nbop *op)
 {
     const struct tnbc_args *a = &op->a;
@@ -277,20 +281,20 @@ static int plan_block_send(struct nbop *op, int dst, char *at, long bytes, const
 }
 
 /* The block to a receiver that takes it with its type (piece_cut.typed):
- * one message of `count` elements of the send type, from the send copy
- * (filled whole: op->send_whole). */
-static int plan_typed_send(struct nbop *op, int dst, char *at, long count)
+ * the cut's one body piece, sent as `count` elements of the send type from
+ * the send copy (filled whole: op->send_whole), and not packed. */
+static int plan_typed_send(struct nbop *op, int dst, char *at, long bytes, long count,
+                           const struct piece_cut *c)
 {
-    int me = op->layout.comm_rank;
-    int prio = op->site_prio ? tnbc_profile_send_prio(op->site_prio, me, dst) : 0;
-    if (count > INT_MAX || add_part(op, STEP_SEND, -1, dst, PART_BODY, prio, at, 0) != 0)
+    if (plan_block_send(op, dst, at, bytes, c) != 0)
         return -1;
     struct step *s = &op->steps[op->nsteps - 1];
-    s->count = (int)count;
+    s->count = (int)count;          /* count <= bytes, which the cut holds in an int */
     s->type = op->a.stype;
     s->src = NULL;
-    s->gated = !tokens_same_node(op->site_prio, me, dst);
     op->send_whole = 1;
+    if (op->send_at)
+        op->send_at[dst] = -1;
     return 0;
 }
 
@@ -366,7 +370,7 @@ int nbop_plan_sends(struct nbop *op, const struct edge_req *got)
         if (pieces_check(&got[dst].cut, bytes) != 0)
             return -1;        /* the receiver expects another size: erroneous program */
         if (got[dst].cut.typed) {
-            if (plan_typed_send(op, dst, op->vsend + displ * sext, bytes / ssize) != 0)
+            if (plan_typed_send(op, dst, op->vsend + displ * sext, bytes, bytes / ssize, &got[dst].cut) != 0)
                 return -1;
             continue;
         }

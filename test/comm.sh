@@ -318,11 +318,7 @@ check_tsan_dtypes() {
         -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=1 symbolize=0 suppressions=$PWD/test/replay/tsan.supp" \
         "$P/dtypes_ops" 2 > "$W/dto.tsan" 2>&1 || { tail -40 "$W/dto.tsan"; return 1; }
     cmp <(grep -v -e ThreadSanitizer -e '^tnbc' "$W/dto.tsan") "$W/dto.plain" || { echo "results differ under TSan"; return 1; }
-    local f waits=0
-    for f in "$W/dto.tsan.d"/rank-*.db; do
-        waits=$((waits + $(q "$f" "SELECT count(*) FROM call WHERE wait_ns > 0")))
-    done
-    [[ $waits -gt 0 ]] || { echo "no call waited in the fault path"; return 1; }
+    [[ $(t_fault_waits "$W/dto.tsan.d") -gt 0 ]] || { echo "no call waited in the fault path"; return 1; }
     if grep -q 'WARNING: ThreadSanitizer' "$W/dto.tsan"; then
         grep -A30 'WARNING: ThreadSanitizer' "$W/dto.tsan" | head -80; return 1
     fi

@@ -221,6 +221,16 @@ t_mpi_argv() {
     T_MPI_ARGV+=(-n "$np" "$@")
 }
 
+# The calls that waited in replay's fault path, over the rank summaries
+# in DIR (a TNBC_REPLAY_DIR).
+t_fault_waits() { # DIR
+    local f n=0
+    for f in "$1"/rank-*.db; do
+        n=$((n + $(sqlite3 -batch -noheader "$f" "SELECT count(*) FROM call WHERE wait_ns > 0")))
+    done
+    echo "$n"
+}
+
 t_mpirun() {
     t_mpi_argv "$@"
     timeout -k 5 "$T_TIMEOUT" "${T_MPI_ARGV[@]}"

@@ -254,11 +254,8 @@ check_tsan() {
         { echo "nothing was transformed under TSan"; return 1; }
     # Every landing held 10 ms (a test hook of the sanitizer builds): the
     # program's reads found data missing, so the fault path ran under TSan.
-    local f waits=0
-    for f in "$W/ts.tsan.d"/rank-*.db; do
-        waits=$((waits + $(q "$f" "SELECT count(*) FROM call WHERE wait_ns > 0")))
-    done
-    [[ $waits -gt 0 ]] || { echo "no call waited in the fault path: TSan did not see it"; return 1; }
+    [[ $(t_fault_waits "$W/ts.tsan.d") -gt 0 ]] ||
+        { echo "no call waited in the fault path: TSan did not see it"; return 1; }
     if grep -q 'WARNING: ThreadSanitizer' "$W/ts.tsan"; then
         grep -A30 'WARNING: ThreadSanitizer' "$W/ts.tsan" | head -80; return 1
     fi
