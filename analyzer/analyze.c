@@ -196,7 +196,7 @@ static int64_t sub_bytes(const struct an_site *s, const struct tnbc_profile_site
     return (int64_t)m;
 }
 
-static int site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_site *ps)
+int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_site *ps)
 {
     char bad[200] = "";
     int chunked = tnbc_profile_op_is_chunked(s->op);
@@ -258,7 +258,7 @@ int an_analyze(struct an_trace *t, struct tnbc_profile *p, char *err, size_t err
         rc = an_site_load(t, sites[i], ops[i], &s, err, errlen);
         if (rc == 0) {
             p->nsites++;
-            if (site_build(t, &s, &p->sites[p->nsites - 1]) < 0) {
+            if (an_site_build(t, &s, &p->sites[p->nsites - 1]) < 0) {
                 snprintf(err, errlen, "%s: site %s %s: out of memory", t->path, sites[i],
                          ops[i]);
                 rc = -1;

@@ -194,6 +194,11 @@ int an_site_fidelity(struct an_trace *t, const struct an_site *s, struct an_fide
 void an_fidelity_decide(struct tnbc_profile_site *ps, const struct an_fidelity *f, int timed);
 
 /* analyze.c */
+/* One profile site from the calls of one (site, op), on every rank (the
+ * trace's, or those a run learned in place: libreplay/autotune.c). t->db
+ * may be NULL: no fidelity table, nothing known of the observer. 0, or -1
+ * when out of memory. */
+int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_site *ps);
 int an_analyze(struct an_trace *t, struct tnbc_profile *p, char *err, size_t errlen);
 
 #endif

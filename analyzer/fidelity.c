@@ -53,7 +53,7 @@ int an_site_fidelity(struct an_trace *t, const struct an_site *s, struct an_fide
     sqlite3_stmt *st;
     memset(f, 0, sizeof *f);
     f->confidence = NAN;
-    if (!has_fidelity_table(db))
+    if (!db || !has_fidelity_table(db))
         return 0;       /* a trace from before the table: nothing known */
     if (sqlite3_prepare_v2(db, "SELECT f.steps, f.faults, f.observer_ns, f.span_ns, f.dropped "
                                "FROM fidelity f JOIN call c ON c.call_id = f.call_id "

@@ -12,6 +12,8 @@
 #ifndef TNBC_COMMS_H
 #define TNBC_COMMS_H
 
+#include "autotune.h"
+
 #include <mpi.h>
 
 #include <stddef.h>
@@ -28,6 +30,7 @@ struct comm_priv {
     /* Per member, the lowest rank of its node (MPI_COMM_TYPE_SHARED): the
      * same array on every member, so schedules built from it agree. */
     int *node_of;
+    struct auto_stream auto_streams[TNBC_OP_COUNT];   /* TNBC_AUTO (autotune.h) */
 };
 
 /* before_free runs before private duplicates are freed: it must complete

@@ -2,17 +2,20 @@
 # libreplay/: libtnbc-replay.so (LD_PRELOAD), profile-driven early return.
 
 REPLAY_LIB  := $(BUILD)/lib/libtnbc-replay.so
-REPLAY_OBJS := $(call objs,,libreplay/replay.c libreplay/nbop.c libreplay/pool.c libreplay/plan_source.c libreplay/plan_chunked.c libreplay/plan_chain.c libreplay/tokens.c libreplay/progress.c libreplay/land.c libreplay/pieces.c libreplay/phases.c libreplay/comms.c libreplay/inplace.c libreplay/activity.c libreplay/identity.c libreplay/typemap.c libreplay/land_typed.c)
+REPLAY_OBJS := $(call objs,,libreplay/replay.c libreplay/nbop.c libreplay/pool.c libreplay/plan_source.c libreplay/plan_chunked.c libreplay/plan_chain.c libreplay/tokens.c libreplay/progress.c libreplay/land.c libreplay/pieces.c libreplay/phases.c libreplay/comms.c libreplay/inplace.c libreplay/activity.c libreplay/identity.c libreplay/typemap.c libreplay/land_typed.c libreplay/autotune.c)
 
-$(REPLAY_OBJS): CFLAGS += -Iprofiles -fvisibility=hidden $(if $(SAN),-DTNBC_TEST_HOOKS)
+$(REPLAY_OBJS): CFLAGS += -Iprofiles -Ianalyzer -Ilibreplay -fvisibility=hidden $(if $(SAN),-DTNBC_TEST_HOOKS)
+
+# TNBC_AUTO decides with the analyzer's own code (everything but its main).
+REPLAY_ANALYZER_OBJS = $(filter-out %/main.o,$(ANALYZER_OBJS))
 
 # Only the interposed symbols are exported: the MPI entry points and the
 # libc calls the objects define (scripts/gen-exports writes the list).
-$(BUILD)/lib/libtnbc-replay.map: $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(REPLAY_OBJS) scripts/gen-exports
+$(BUILD)/lib/libtnbc-replay.map: $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(REPLAY_OBJS) $(REPLAY_ANALYZER_OBJS) scripts/gen-exports
 	@mkdir -p $(dir $@)
 	scripts/gen-exports $@ $(filter %.o,$^)
 
-$(REPLAY_LIB): $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(REPLAY_OBJS) $(BUILD)/lib/libtnbc-profile.a $(BUILD)/lib/libtnbc-replay.map
+$(REPLAY_LIB): $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(REPLAY_OBJS) $(REPLAY_ANALYZER_OBJS) $(BUILD)/lib/libtnbc-profile.a $(BUILD)/lib/libtnbc-replay.map
 	@mkdir -p $(dir $@)
 	$(MPICC) -shared -o $@ $(filter-out %.map,$^) $(LDFLAGS) -Wl,--version-script=$(BUILD)/lib/libtnbc-replay.map $(CORE_LIBS) -lm
 

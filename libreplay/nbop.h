@@ -66,6 +66,9 @@ struct edge_req {
     int nodes_hash;       /* the schedule this rank would follow: per-source
                              operations, the node schedule's (tokens.c);
                              chunked ones, the chunks' (op->order_hash) */
+    int auto_key;         /* TNBC_AUTO: the call's site and operation
+                             (autotune_key), and the site's phase; 0 else */
+    int auto_phase;
 };
 #define EDGE_REQ_INTS ((int)(sizeof(struct edge_req) / sizeof(int)))
 

@@ -21,6 +21,7 @@
  * MPI_Allreduce at initialisation); the progress thread starts on the
  * first call that goes early. */
 #include "activity.h"
+#include "autotune.h"
 #include "callsite.h"
 #include "clock.h"
 #include "comm_shape.h"
@@ -69,6 +70,9 @@ enum fallback {
     FB_SMALL,          /* the receive buffer holds no whole page: nothing
                           could overlap, the call would wait for all of it */
     FB_SCHEDULE,       /* the ranks' chunk schedules differ */
+    FB_LEARN,          /* TNBC_AUTO: learning the site's read order, or deciding */
+    FB_RANKS_DIFFER,   /* TNBC_AUTO: the members call from different sites,
+                          or are at different steps of one site's learning */
     FB_COUNT
 };
 
@@ -78,7 +82,8 @@ static const char *const fallback_names[FB_COUNT] = {
     [FB_CANNOT_LAND] = "cannot-land", [FB_NO_THREAD] = "no-progress-thread",
     [FB_OTHER_RANK] = "other-rank", [FB_TRIAL] = "trial", [FB_GUARD] = "guard-conflict",
     [FB_AGREE_FAILED] = "agreement-failed", [FB_SMALL] = "no-whole-page",
-    [FB_UNSAFE] = "unsafe", [FB_SCHEDULE] = "schedule-differs",
+    [FB_UNSAFE] = "unsafe", [FB_SCHEDULE] = "schedule-differs", [FB_LEARN] = "learning",
+    [FB_RANKS_DIFFER] = "ranks-differ",
 };
 
 struct site_stats {
@@ -87,6 +92,7 @@ struct site_stats {
     int64_t calls, early, total_ticks, wait_ns, bytes;
     int64_t fallback[FB_COUNT];   /* blocking calls by reason */
     int warned;
+    struct auto_site *au;         /* TNBC_AUTO: what the site learned */
 };
 
 static struct {
@@ -107,6 +113,8 @@ static struct {
     struct tnbc_site_table stats;   /* of struct site_stats */
     long record_max;
     int trial;             /* TNBC_REPLAY_TRIAL: every other call of a site blocking */
+    int autotune;          /* TNBC_AUTO: sites learned in this run (autotune.h) */
+    int auto_out;          /* every rank: TNBC_AUTO_PROFILE_OUT names the file */
     struct tnbc_db *db;
 } R;
 
@@ -140,8 +148,14 @@ static int site_module_loaded(const char *id)
 static void load_profile(void)
 {
     const char *path = tnbc_env_str("TNBC_PROFILE", NULL);
-    if (R.loaded || !path)
+    if (R.loaded)
         return;
+    if (!path) {
+        /* Without a profile, TNBC_AUTO learns one: the machinery runs. */
+        R.autotune = R.wants_on = tnbc_env_bool("TNBC_AUTO", 0);
+        R.loaded = R.autotune;
+        return;
+    }
     R.loaded = 1;
     R.prof = tnbc_profile_load(path, R.prof_err, sizeof R.prof_err);
     identity_check(R.prof, R.identity, sizeof R.identity);
@@ -181,11 +195,14 @@ static void drain(void);
  * Returns 1 when the machinery runs on every rank. */
 static int all_ranks_on(int provided)
 {
-    int mine[2] = { R.wants_on, R.user_level == MPI_THREAD_MULTIPLE }, all[2] = { 0, 0 };
-    if (PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    int mine[3] = { R.wants_on, R.user_level == MPI_THREAD_MULTIPLE,
+                    -(R.autotune && tnbc_env_str("TNBC_AUTO_PROFILE_OUT", NULL) != NULL) };
+    int all[3] = { 0, 0, 0 };
+    if (PMPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
         tnbc_warn("cannot agree on the profile at start; every collective runs blocking");
         return 0;
     }
+    R.auto_out = all[2] == -1;     /* (MAX of negated flags: every rank has one) */
     if (all[0] && all[1] && R.rank == 0)
         tnbc_warn("the program asks for MPI_THREAD_MULTIPLE (collectives from several threads at once); every collective runs blocking");
     if (!all[0] || all[1])
@@ -226,9 +243,9 @@ int tnbc_mode_init(int provided)
 {
     PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
     load_profile();
-    if (!tnbc_env_str("TNBC_PROFILE", NULL))
+    if (!tnbc_env_str("TNBC_PROFILE", NULL) && !R.autotune)
         return 0;         /* pass-through */
-    if (!R.prof && R.rank == 0)
+    if (!R.prof && !R.autotune && R.rank == 0)
         tnbc_warn("%s; every collective runs blocking", R.prof_err);
     if (R.identity[0] && R.rank == 0)
         tnbc_warn("warning: %s", R.identity);
@@ -241,7 +258,12 @@ int tnbc_mode_init(int provided)
         R.passive = R.db != NULL;
         return R.passive;
     }
-    for (int i = 0; i < R.prof->nsites; i++) {
+    for (int i = 0; R.autotune && i < TNBC_OP_COUNT; i++)
+        R.op_on[i] = 1;
+    if (R.autotune)
+        autotune_configure((int)tnbc_env_long("TNBC_AUTO_LEARN", 4, 1, AUTO_LEARN_MAX),
+                           tnbc_env_long("TNBC_AUTO_MIN_BYTES", 65536, 0, 1L << 40));
+    for (int i = 0; R.prof && i < R.prof->nsites; i++) {
         int op = tnbc_op_from_name(R.prof->sites[i].op);
         if (op >= 0 && R.prof->sites[i].on)
             R.op_on[op] = 1;
@@ -424,13 +446,14 @@ static int has_whole_page(const struct tnbc_layout *l)
 /* This rank's candidate for an early return, or NULL with a reason (*why
  * for the one-time message, *fb for the count). */
 static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site *site,
-                              struct comm_priv *cp, const struct tnbc_profile_site **ps,
+                              struct comm_priv *cp, const struct tnbc_profile *prof,
+                              const struct tnbc_profile_site **ps,
                               const char **why, enum fallback *fb,
                               struct tnbc_args *scratch, void **ipcopy)
 {
     static char msg[TNBC_PROFILE_ERRLEN];
     struct tnbc_call_layout l;
-    *ps = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op));
+    *ps = tnbc_profile_find(prof, site->id, tnbc_op_name(a->op));
     if (!*ps || !(*ps)->on) {
         *why = *ps ? (*ps)->reason : "site not in the profile";
         *fb = *ps ? FB_OFF : FB_NOT_PROFILED;
@@ -461,7 +484,7 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
                                               : l.recv.nsub ? l.recv.block_bytes : (*ps)->block_bytes;
     if (a->rcounts)
         block = -1;
-    int mismatch = tnbc_profile_check(R.prof, *ps, l.comm_size, block, l.comm_rank, NULL, msg, sizeof msg);
+    int mismatch = tnbc_profile_check(prof, *ps, l.comm_size, block, l.comm_rank, NULL, msg, sizeof msg);
     tnbc_layout_free(&l);
     if (mismatch) {
         *why = msg;
@@ -498,14 +521,18 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
  * yes, but their chunk schedules differ (e.g. two sites of one call whose
  * profile lines order the chunks differently). */
 #define AGREE_SCHEDULES_DIFFER (-2)
-static int agree(struct nbop *op, int p, struct comm_priv *cp)
+#define AGREE_RANKS_DIFFER (-3)  /* TNBC_AUTO: the members' site keys or phases differ */
+static int agree(struct nbop *op, int p, struct comm_priv *cp, int key, int phase)
 {
     struct edge_req *out = cp->agree_out, *got = cp->agree_got;
     int all = op != NULL;
-    for (int i = 0; i < p; i++)
+    for (int i = 0; i < p; i++) {
         out[i] = op && op->want ? op->want[i]
                                 : (struct edge_req){ .vote = op != NULL,
                                                      .nodes_hash = op ? (int)op->order_hash : 0 };
+        out[i].auto_key = key;
+        out[i].auto_phase = phase;
+    }
     int rc = PMPI_Alltoall(out, EDGE_REQ_INTS, MPI_INT, got, EDGE_REQ_INTS, MPI_INT, cp->agree);
     if (rc != MPI_SUCCESS) {
         static int warned;
@@ -514,6 +541,8 @@ static int agree(struct nbop *op, int p, struct comm_priv *cp)
     }
     int same = 1;
     for (int i = 0; i < p; i++) {
+        if (got[i].auto_key != key || got[i].auto_phase != phase)
+            return AGREE_RANKS_DIFFER;   /* every member sees every key: all return here */
         all &= got[i].vote == 1;
         same &= !op || op->want || got[i].nodes_hash == (int)op->order_hash;
     }
@@ -537,61 +566,13 @@ static void warn_blocking(struct site_stats *st, const struct tnbc_site *site, e
     tnbc_warn("%s at %s runs blocking: %s", tnbc_op_name(opk), site->id, why);
 }
 
-int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
+/* The agreed call goes early: its memory released from earlier calls'
+ * guards, the own block landed, the pages guarded, the send copy made,
+ * the rest handed to the progress thread; returns once the edge pages'
+ * data is in. */
+static int run_early(struct nbop *op, struct site_stats *st, const struct tnbc_site *site,
+                     enum tnbc_op opk, uint64_t entry, uint64_t clock, void *ip_copy)
 {
-    const struct tnbc_profile_site *ps = NULL;
-    const char *why = NULL;
-    enum fallback fb = FB_OFF;
-    int p = 0, armed;
-    struct tnbc_args ip_args;
-    void *ip_copy = NULL;     /* an in-place call's send data, until it returns */
-
-    if (R.passive) {
-        const struct tnbc_site *site = tnbc_site_on(caller, a->comm);
-        const struct tnbc_profile_site *off = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op));
-        return blocking(a, stats_for(site, a->op), off ? FB_OFF : FB_NOT_PROFILED);
-    }
-    if (!R.on || !R.op_on[a->op])
-        return blocking(a, NULL, FB_COUNT);
-    struct comm_priv *cp = comms_get(a->comm, &why);
-    if (!cp) {
-        static int warned;
-        tnbc_warn_once(warned, "collectives on %s run blocking", why);
-        return blocking(a, NULL, FB_COUNT);
-    }
-    reap();
-    PMPI_Comm_size(a->comm, &p);
-    const struct tnbc_site *site = tnbc_site_on(caller, a->comm);
-    struct site_stats *st = stats_for(site, a->op);
-    uint64_t entry = phase_start(), clock = entry;
-    /* A trial run votes no on every other call of a site, so that all
-     * ranks run it blocking (the agreement keeps them together). */
-    int trial_off = R.trial && st && st->calls % 2 == 1 &&
-                    (ps = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op))) && ps->on;
-    struct nbop *op = trial_off ? NULL : candidate(a, site, cp, &ps, &why, &fb, &ip_args, &ip_copy);
-    if (trial_off)
-        fb = FB_TRIAL;
-    phase_end(&clock, PHASE_CANDIDATE);
-    int all = agree(op, p, cp);
-    phase_end(&clock, PHASE_AGREE);
-    cp->seq++;
-    if (all == 1 && nbop_plan_sends(op, cp->agree_got) != 0) {
-        static int warned;
-        tnbc_warn_once(warned, "%s at %s: block sizes differ between sender and receiver",
-                       tnbc_op_name(a->op), site->id);
-        PMPI_Abort(MPI_COMM_WORLD, 1);   /* the blocking collective would fail too */
-    }
-    if (all != 1) {
-        if (op)
-            fb = all == AGREE_SCHEDULES_DIFFER ? FB_SCHEDULE : all < 0 ? FB_AGREE_FAILED : FB_OTHER_RANK;
-        if (ps && ps->on && !trial_off)
-            warn_blocking(st, site, a->op,
-                          !op ? why : fb == FB_SCHEDULE ? "the ranks' profiles order its chunks differently"
-                                                        : "another rank cannot transform it");
-        nbop_free(op);
-        free(ip_copy);
-        return blocking(a, st, fb);
-    }
     tnbc_guard_release_layout(&op->layout, TNBC_REL_REUSE);
     phase_end(&clock, PHASE_PLAN);
     /* The own block is copied in while its pages are open (no earlier
@@ -601,7 +582,7 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     if (op->per_source)
         nbop_land_self(op);
     phase_end(&clock, PHASE_LAND_SELF);
-    armed = nbop_arm(op, on_guard_event);
+    int armed = nbop_arm(op, on_guard_event);
     op->site_index = site->index;
     op->entry_tick = entry;
     /* The count of all calls at the site, blocking ones included (as in
@@ -646,13 +627,156 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     if (!early) {
         /* It ran to completion before returning: say so, not "early". */
         st->fallback[wait ? FB_GUARD : FB_NO_MEMORY]++;
-        warn_blocking(st, site, a->op, wait ? "its pages could not be guarded" : "out of memory");
+        warn_blocking(st, site, opk, wait ? "its pages could not be guarded" : "out of memory");
         return MPI_SUCCESS;
     }
     phase_call_done();
     st->early++;
     st->bytes += (int64_t)op->layout.recv.bytes;
     return MPI_SUCCESS;
+}
+
+/* After the agreement: the sends planned and the call run early when
+ * every member voted yes (all == 1), else blocking with the reason. */
+static int after_agreement(const struct tnbc_args *a, struct nbop *op, int all,
+                           const struct comm_priv *cp, struct site_stats *st, const struct tnbc_site *site,
+                           const struct tnbc_profile_site *ps, const char *why, enum fallback fb,
+                           uint64_t entry, uint64_t clock, void *ip_copy)
+{
+    if (all == 1 && nbop_plan_sends(op, cp->agree_got) != 0) {
+        static int warned;
+        tnbc_warn_once(warned, "%s at %s: block sizes differ between sender and receiver",
+                       tnbc_op_name(a->op), site->id);
+        PMPI_Abort(MPI_COMM_WORLD, 1);   /* the blocking collective would fail too */
+    }
+    if (all != 1) {
+        if (op)
+            fb = all == AGREE_SCHEDULES_DIFFER ? FB_SCHEDULE : all < 0 ? FB_AGREE_FAILED : FB_OTHER_RANK;
+        if (ps && ps->on && fb != FB_TRIAL)
+            warn_blocking(st, site, a->op,
+                          !op ? why : fb == FB_SCHEDULE ? "the ranks' profiles order its chunks differently"
+                                                        : "another rank cannot transform it");
+        nbop_free(op);
+        free(ip_copy);
+        return blocking(a, st, fb);
+    }
+    return run_early(op, st, site, a->op, entry, clock, ip_copy);
+}
+
+/* TNBC_AUTO: the site learns, decides, then runs as it decided
+ * (autotune.h). Every member takes the same branch: the agreement carries
+ * each one's site key and phase. */
+static int auto_collective(const struct tnbc_args *a, void *caller)
+{
+    const struct tnbc_profile_site *ps = NULL;
+    const char *why = NULL;
+    enum fallback fb = FB_OFF;
+    struct tnbc_args ip_args;
+    void *ip_copy = NULL;
+    int p = 0;
+
+    if (!autotune_eligible(a))
+        return blocking(a, NULL, FB_COUNT);
+    struct comm_priv *cp = comms_get(a->comm, &why);
+    if (!cp) {
+        static int warned;
+        tnbc_warn_once(warned, "collectives on %s run blocking", why);
+        return blocking(a, NULL, FB_COUNT);
+    }
+    struct auto_stream *stream = &cp->auto_streams[a->op];
+    if (autotune_quiet(stream)) {
+        const struct tnbc_site *site = tnbc_site_on(caller, a->comm);
+        return blocking(a, stats_for(site, a->op), FB_OFF);
+    }
+    reap();
+    release_reused(a);        /* learning guards on this call's memory: needed now */
+    autotune_retire_open();
+    PMPI_Comm_size(a->comm, &p);
+    const struct tnbc_site *site = tnbc_site_on(caller, a->comm);
+    struct site_stats *st = stats_for(site, a->op);
+    struct auto_site *au = st ? autotune_site(&st->au) : NULL;
+    /* Out of memory: this member's phase is OFF, the others' differ, and
+     * every member runs the site's calls blocking. */
+    enum auto_phase phase = au ? autotune_phase(au) : AUTO_OFF;
+    uint64_t entry = phase_start(), clock = entry;
+    struct nbop *op = NULL;
+    if (phase == AUTO_ON)
+        op = candidate(a, site, cp, autotune_profile(au), &ps, &why, &fb, &ip_args, &ip_copy);
+    phase_end(&clock, PHASE_CANDIDATE);
+    int all = agree(op, p, cp, autotune_key(site->id, a->op), (int)phase);
+    phase_end(&clock, PHASE_AGREE);
+    cp->seq++;
+    autotune_agreed(stream, all == AGREE_RANKS_DIFFER || phase == AUTO_OFF);
+    if (all == AGREE_RANKS_DIFFER) {
+        nbop_free(op);
+        free(ip_copy);
+        warn_blocking(st, site, a->op, "the ranks call it from different sites, or are at different steps of learning it");
+        return blocking(a, st, FB_RANKS_DIFFER);
+    }
+    switch (phase) {
+    case AUTO_LEARN: {
+        int64_t invocation = st->calls;
+        uint64_t t0 = tnbc_program_ticks();
+        int rc = blocking(a, st, FB_LEARN);
+        if (rc == MPI_SUCCESS)
+            autotune_learned(au, a, invocation, t0, tnbc_program_ticks());
+        return rc;
+    }
+    case AUTO_DECIDE:
+        autotune_decide(au, site->id, a->op, cp->agree, cp->node_of, st->calls);
+        return blocking(a, st, FB_LEARN);
+    case AUTO_OFF:
+        warn_blocking(st, site, a->op, au ? autotune_reason(au) : "out of memory");
+        if (au)
+            autotune_off_agreed(au);
+        return blocking(a, st, FB_OFF);
+    case AUTO_ON:
+        break;
+    }
+    return after_agreement(a, op, all, cp, st, site, ps, why, fb, entry, clock, ip_copy);
+}
+
+int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
+{
+    const struct tnbc_profile_site *ps = NULL;
+    const char *why = NULL;
+    enum fallback fb = FB_OFF;
+    int p = 0;
+    struct tnbc_args ip_args;
+    void *ip_copy = NULL;     /* an in-place call's send data, until it returns */
+
+    if (R.passive) {
+        const struct tnbc_site *site = tnbc_site_on(caller, a->comm);
+        const struct tnbc_profile_site *off = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op));
+        return blocking(a, stats_for(site, a->op), off ? FB_OFF : FB_NOT_PROFILED);
+    }
+    if (R.on && R.autotune)
+        return auto_collective(a, caller);
+    if (!R.on || !R.op_on[a->op])
+        return blocking(a, NULL, FB_COUNT);
+    struct comm_priv *cp = comms_get(a->comm, &why);
+    if (!cp) {
+        static int warned;
+        tnbc_warn_once(warned, "collectives on %s run blocking", why);
+        return blocking(a, NULL, FB_COUNT);
+    }
+    reap();
+    PMPI_Comm_size(a->comm, &p);
+    const struct tnbc_site *site = tnbc_site_on(caller, a->comm);
+    struct site_stats *st = stats_for(site, a->op);
+    uint64_t entry = phase_start(), clock = entry;
+    /* A trial run votes no on every other call of a site, so that all
+     * ranks run it blocking (the agreement keeps them together). */
+    int trial_off = R.trial && st && st->calls % 2 == 1 &&
+                    (ps = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op))) && ps->on;
+    struct nbop *op = trial_off ? NULL : candidate(a, site, cp, R.prof, &ps, &why, &fb, &ip_args, &ip_copy);
+    if (trial_off)
+        fb = FB_TRIAL;
+    phase_end(&clock, PHASE_CANDIDATE);
+    int all = agree(op, p, cp, 0, 0);
+    phase_end(&clock, PHASE_AGREE);
+    cp->seq++;
+    return after_agreement(a, op, all, cp, st, site, ps, why, fb, entry, clock, ip_copy);
 }
 
 /* Completes every call in flight and records it. Calls on a communicator
@@ -715,6 +839,36 @@ static void write_summary(void)
     R.db = NULL;
 }
 
+/* TNBC_AUTO at MPI_Finalize: sites that never decided say so (rank 0),
+ * the learned profile is written when asked for (collective), and the
+ * sites' learning state is freed. */
+static void auto_finish(void)
+{
+    struct auto_site **sites = calloc((size_t)(R.stats.nrows ? R.stats.nrows : 1), sizeof *sites);
+    int n = 0;
+    for (int i = 0; i < R.stats.nrows; i++) {
+        struct site_stats *s = stats_at(i);
+        if (!s->site || !s->au)
+            continue;
+        enum auto_phase ph = autotune_phase(s->au);
+        if ((ph == AUTO_LEARN || ph == AUTO_DECIDE) && R.rank == 0)
+            tnbc_warn("%s at %s ran blocking: too few calls to learn from (%lld; it decides at call %d)",
+                      tnbc_op_name(s->op), s->site->id, (long long)s->calls,
+                      autotune_learn_calls() + 1);
+        if (sites)
+            sites[n++] = s->au;
+    }
+    const char *out = tnbc_env_str("TNBC_AUTO_PROFILE_OUT", NULL);
+    if (R.auto_out && out)
+        autotune_write_profile(sites, n, out);
+    for (int i = 0; i < R.stats.nrows; i++) {
+        struct site_stats *s = stats_at(i);
+        autotune_free(s->au);
+        s->au = NULL;
+    }
+    free(sites);
+}
+
 void tnbc_mode_finalize(void)
 {
     if (R.passive) {
@@ -727,6 +881,8 @@ void tnbc_mode_finalize(void)
         return;
     progress_stop();
     reap();
+    if (R.autotune)
+        auto_finish();
     write_summary();
     phase_report(R.rank);
     comms_finalize();

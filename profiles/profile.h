@@ -156,6 +156,10 @@ int tnbc_profile_node_phase(const struct tnbc_profile_site *s, int rank);
 /* FNV-1a 64 over the sizes as 8-byte little-endian integers (FORMAT.md). */
 uint64_t tnbc_profile_vhash(const int64_t *bytes, int n);
 
+/* p as the text tnbc_profile_write writes, in memory (malloc'd, *len
+ * bytes, NUL-terminated); NULL when out of memory. */
+char *tnbc_profile_text(const struct tnbc_profile *p, size_t *len);
+
 /* Write p to path (atomically: PATH.tmp then rename). 0 or -1 with err. */
 int tnbc_profile_write(const struct tnbc_profile *p, const char *path, char *err,
                        size_t errlen);

@@ -141,6 +141,21 @@ static void put_profile(FILE *f, const struct tnbc_profile *p)
         put_site(f, &p->sites[i]);
 }
 
+char *tnbc_profile_text(const struct tnbc_profile *p, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f)
+        return NULL;
+    put_profile(f, p);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
 int tnbc_profile_write(const struct tnbc_profile *p, const char *path, char *err,
                        size_t errlen)
 {

@@ -1,0 +1,694 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Self-tuning in one run: learning records, the collective decision, the
+ * learned profile (autotune.h has the site's lifecycle). */
+#include "autotune.h"
+
+#include "analyzer.h"
+#include "clock.h"
+#include "config.h"
+#include "guard.h"
+#include "runinfo.h"
+
+#include <assert.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* One learning call: its receive layout under a trace-style guard, and
+ * what the hook saw per sub-message. The hook runs in signal context:
+ * it only writes this record's arrays (each sub at most once, guard.h). */
+struct learn_rec {
+    struct tnbc_call_layout layout;
+    struct tnbc_guard guard;
+    atomic_int next_ord;
+    int64_t *ord;            /* [nsub] first-touch rank, -1: not touched */
+    int64_t *tick;           /* [nsub] program ticks of the touch or need */
+    unsigned char *need;     /* [nsub] released by io/mpi/reuse: needed then */
+    char *cover;             /* [nsub] the trace's guard code ('g', 'p', 'e', 'm') */
+    int used;                /* holds a call (guard armed or not) */
+    int64_t invocation;
+    uint64_t entry, ret;
+    int root;
+    struct learn_rec *next_live;   /* armed, on the live list */
+};
+
+struct auto_site {
+    enum auto_phase phase;
+    int learned;                       /* agreed learning calls */
+    struct learn_rec rec[AUTO_LEARN_MAX];
+    struct tnbc_profile *prof;         /* DECIDE's one-site profile */
+    char *reason;                      /* why it is on or off */
+    int64_t off_calls, retry_at;       /* agreed calls off; when it learns again */
+};
+
+static struct {
+    int learn_calls;
+    long min_bytes;
+    struct learn_rec *live;            /* armed learning guards */
+} A = { 4, 65536, NULL };
+
+void autotune_configure(int learn_calls, long min_bytes)
+{
+    assert(learn_calls >= 1 && learn_calls <= AUTO_LEARN_MAX);
+    A.learn_calls = learn_calls;
+    A.min_bytes = min_bytes;
+}
+
+int autotune_learn_calls(void)
+{
+    return A.learn_calls;
+}
+
+/* ---- eligibility ------------------------------------------------------- */
+
+static long type_bytes(int count, MPI_Datatype t)
+{
+    int size = 0;
+    if (count <= 0 || PMPI_Type_size(t, &size) != MPI_SUCCESS || size < 0)
+        return 0;
+    return (long)count * size;
+}
+
+static long sum_counts(const int *counts, int p, MPI_Datatype t)
+{
+    long n = 0;
+    for (int i = 0; counts && i < p; i++)
+        n += counts[i] > 0 ? counts[i] : 0;
+    return n > 0 && n <= 0x7fffffff ? type_bytes((int)n, t) : n > 0 ? A.min_bytes : 0;
+}
+
+/* The bytes of one block as every member can compute it: only from the
+ * arguments MPI says are significant on that member, whose sizes MPI
+ * requires to match between members. */
+static long signature_bytes(const struct tnbc_args *a, int p, int rank)
+{
+    switch (a->op) {
+    case TNBC_ALLTOALL:
+    case TNBC_ALLGATHER:
+    case TNBC_REDUCE_SCATTER_BLOCK:
+        return (long)p * type_bytes(a->rcount, a->rtype);
+    case TNBC_GATHER:
+        return (long)p * (rank == a->root ? type_bytes(a->rcount, a->rtype)
+                                          : type_bytes(a->scount, a->stype));
+    case TNBC_SCATTER:
+        return (long)p * (rank == a->root && a->recvbuf == MPI_IN_PLACE
+                              ? type_bytes(a->scount, a->stype)
+                              : type_bytes(a->rcount, a->rtype));
+    case TNBC_BCAST:
+    case TNBC_ALLREDUCE:
+    case TNBC_REDUCE:
+        return type_bytes(a->rcount, a->rtype);
+    case TNBC_ALLGATHERV:
+    case TNBC_REDUCE_SCATTER:   /* every member passes the same counts */
+        return sum_counts(a->rcounts, p, a->rtype);
+    default:
+        /* alltoallv, gatherv, scatterv: sizes differ between members;
+         * every member takes part. */
+        return A.min_bytes;
+    }
+}
+
+int autotune_eligible(const struct tnbc_args *a)
+{
+    int inter = 0, p = 0, rank = 0;
+    if (PMPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS || inter ||
+        PMPI_Comm_size(a->comm, &p) != MPI_SUCCESS || PMPI_Comm_rank(a->comm, &rank) != MPI_SUCCESS)
+        return 0;
+    return p > 1 && signature_bytes(a, p, rank) >= A.min_bytes;
+}
+
+int autotune_key(const char *site_id, enum tnbc_op op)
+{
+    uint32_t h = 2166136261u;            /* FNV-1a 32 */
+    for (const unsigned char *c = (const unsigned char *)site_id; *c; c++)
+        h = (h ^ *c) * 16777619u;
+    h = (h ^ (uint32_t)op) * 16777619u;
+    return (int)(h & 0x7fffffff);
+}
+
+/* ---- quiet streams ----------------------------------------------------- */
+
+#define QUIET_AFTER 8          /* agreed off calls in a row */
+#define QUIET_FIRST 64         /* calls of the first quiet stretch */
+#define QUIET_MAX 4096
+
+int autotune_quiet(struct auto_stream *s)
+{
+    if (s->quiet_left <= 0)
+        return 0;
+    s->quiet_left--;
+    return 1;
+}
+
+void autotune_agreed(struct auto_stream *s, int off)
+{
+    if (!off) {
+        s->off_run = 0;
+        return;
+    }
+    if (++s->off_run < QUIET_AFTER)
+        return;
+    s->off_run = 0;
+    s->quiet_left = s->backoff ? s->backoff : QUIET_FIRST;
+    s->backoff = s->quiet_left < QUIET_MAX ? 2 * s->quiet_left : QUIET_MAX;
+}
+
+/* ---- sites -------------------------------------------------------------- */
+
+struct auto_site *autotune_site(struct auto_site **slot)
+{
+    if (!*slot)
+        *slot = calloc(1, sizeof **slot);
+    return *slot;
+}
+
+enum auto_phase autotune_phase(const struct auto_site *s)
+{
+    return s->phase;
+}
+
+const struct tnbc_profile *autotune_profile(const struct auto_site *s)
+{
+    return s ? s->prof : NULL;
+}
+
+const char *autotune_reason(const struct auto_site *s)
+{
+    return s ? s->reason : NULL;
+}
+
+/* ---- learning ------------------------------------------------------------ */
+
+static void learn_hook(struct tnbc_guard *g, int sub, enum tnbc_guard_event ev,
+                       enum tnbc_release_reason why, uint64_t tick)
+{
+    struct learn_rec *r = g->user;
+    if (ev != TNBC_EV_RELEASE) {
+        r->ord[sub] = atomic_fetch_add(&r->next_ord, 1);
+        r->tick[sub] = (int64_t)tick;
+    } else if (why == TNBC_REL_IO || why == TNBC_REL_MPI || why == TNBC_REL_REUSE) {
+        /* As the analyzer reads a trace's releases (analyzer/tracedb.c):
+         * the data was needed then. */
+        r->need[sub] = 1;
+        r->tick[sub] = (int64_t)tick;
+    }
+}
+
+static void unlink_live(struct learn_rec *r)
+{
+    for (struct learn_rec **p = &A.live; *p; p = &(*p)->next_live)
+        if (*p == r) {
+            *p = r->next_live;
+            r->next_live = NULL;
+            return;
+        }
+}
+
+static void rec_disarm(struct learn_rec *r)
+{
+    if (r->guard.armed) {
+        tnbc_guard_disarm(&r->guard, TNBC_REL_DONE);
+        unlink_live(r);
+    }
+}
+
+static void rec_free(struct learn_rec *r)
+{
+    rec_disarm(r);
+    tnbc_layout_free(&r->layout);
+    free(r->ord);
+    free(r->tick);
+    free(r->need);
+    free(r->cover);
+    memset(r, 0, sizeof *r);
+}
+
+static int all_open(const struct tnbc_guard *g)
+{
+    for (int i = 0; i < g->layout->nsub; i++)
+        if (!atomic_load(&g->open[i]))
+            return 0;
+    return 1;
+}
+
+void autotune_retire_open(void)
+{
+    for (struct learn_rec **p = &A.live; *p;) {
+        struct learn_rec *r = *p;
+        if (all_open(&r->guard)) {
+            *p = r->next_live;
+            r->next_live = NULL;
+            tnbc_guard_disarm(&r->guard, TNBC_REL_DONE);
+        } else {
+            p = &r->next_live;
+        }
+    }
+}
+
+static const char guard_codes[] = { [TNBC_COVER_GUARDED] = 'g', [TNBC_COVER_PARTIAL] = 'p',
+                                    [TNBC_COVER_EDGE] = 'e', [TNBC_COVER_EMPTY] = 'm' };
+
+/* Chunks a learning call's single-block receive is cut in (the trace's
+ * TNBC_CHUNKS default; the analysis maps them onto its own). */
+#define LEARN_CHUNKS 4
+
+void autotune_learned(struct auto_site *s, const struct tnbc_args *a, int64_t invocation,
+                      uint64_t entry, uint64_t ret)
+{
+    assert(s->phase == AUTO_LEARN && s->learned < A.learn_calls);
+    struct learn_rec *r = &s->rec[s->learned++];
+    const char *why;
+    if (s->learned == A.learn_calls)
+        s->phase = AUTO_DECIDE;
+    rec_free(r);
+    r->used = 1;
+    r->invocation = invocation;
+    r->entry = entry;
+    r->ret = ret;
+    r->root = a->root;
+    if (tnbc_layout_build(a, LEARN_CHUNKS, &r->layout, &why) != 0)
+        return;               /* a sample without touches: nothing learned here */
+    int n = r->layout.recv.nsub;
+    r->ord = malloc((size_t)(n ? n : 1) * sizeof *r->ord);
+    r->tick = calloc((size_t)(n ? n : 1), sizeof *r->tick);
+    r->need = calloc((size_t)(n ? n : 1), 1);
+    r->cover = malloc((size_t)(n ? n : 1));
+    if (!r->ord || !r->tick || !r->need || !r->cover || n == 0) {
+        free(r->ord);
+        r->ord = NULL;         /* no sub-message records */
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        r->ord[i] = -1;
+        r->cover[i] = r->layout.recv.sub[i].bytes ? 'e' : 'm';
+    }
+    struct tnbc_guard *g = &r->guard;
+    g->layout = &r->layout.recv;
+    g->closed_prot = PROT_NONE;
+    g->flags = 0;
+    g->hook = learn_hook;
+    g->landed = NULL;
+    g->user = r;
+    if (tnbc_guard_arm(g) > 0) {
+        for (int i = 0; i < n; i++)     /* kept past the disarm */
+            r->cover[i] = guard_codes[g->cover[i]];
+        r->next_live = A.live;
+        A.live = r;
+    }
+}
+
+/* ---- the decision: records out, one profile site back -------------------- */
+
+/* A member's records as int64s: a header, then per call a header and per
+ * sub-message 7 fields. Doubles travel as their bits. */
+enum { HDR_WORLD, HDR_COMM_RANK, HDR_NODE, HDR_NCALLS, HDR_TSC_HZ, HDR_COPY_BW, HDR_MPROTECT,
+       HDR_FAULT, HDR_PAGE, HDR_COMM_SIZE, HDR_INTS };
+enum { CALL_INV, CALL_ROOT, CALL_NSUB, CALL_CHUNKS, CALL_SEND, CALL_RECV, CALL_BLOCK,
+       CALL_ENTRY, CALL_RET, CALL_NREC, CALL_INTS };
+enum { SUB_IDX, SUB_BYTES, SUB_GUARD, SUB_TOUCHED, SUB_ORD, SUB_TSC, SUB_NEED, SUB_INTS };
+
+static int64_t dbits(double v)
+{
+    int64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+static double bitsd(int64_t b)
+{
+    double v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+static const struct tnbc_run_info *run_info(void)
+{
+    static struct tnbc_run_info info;
+    static int have;
+    if (!have) {
+        tnbc_runinfo_collect(&info, "auto");
+        have = 1;
+    }
+    return &info;
+}
+
+static int64_t *pack_records(const struct auto_site *s, int comm_rank, int comm_size, int node,
+                             int *len)
+{
+    const struct tnbc_run_info *info = run_info();
+    int n = HDR_INTS;
+    for (int i = 0; i < A.learn_calls; i++)
+        n += CALL_INTS + SUB_INTS * (s->rec[i].ord ? s->rec[i].layout.recv.nsub : 0);
+    int64_t *v = malloc((size_t)n * sizeof *v), *p = v + HDR_INTS;
+    if (!v)
+        return NULL;
+    int world = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world);
+    v[HDR_WORLD] = world;
+    v[HDR_COMM_RANK] = comm_rank;
+    v[HDR_NODE] = node;
+    v[HDR_NCALLS] = 0;
+    v[HDR_TSC_HZ] = dbits(info->tsc_hz);
+    v[HDR_COPY_BW] = dbits(info->copy_bw);
+    v[HDR_MPROTECT] = dbits(info->mprotect_ns);
+    v[HDR_FAULT] = dbits(info->fault_ns);
+    v[HDR_PAGE] = info->page_size;
+    v[HDR_COMM_SIZE] = comm_size;
+    for (int i = 0; i < A.learn_calls; i++) {
+        const struct learn_rec *r = &s->rec[i];
+        const struct tnbc_call_layout *l = &r->layout;
+        int nrec = r->ord ? l->recv.nsub : 0;
+        if (!r->used)
+            continue;
+        v[HDR_NCALLS]++;
+        p[CALL_INV] = r->invocation;
+        p[CALL_ROOT] = r->root;
+        p[CALL_NSUB] = l->recv.nsub;
+        p[CALL_CHUNKS] = l->chunks;
+        p[CALL_SEND] = (int64_t)l->send.bytes;
+        p[CALL_RECV] = (int64_t)l->recv.bytes;
+        p[CALL_BLOCK] = l->recv.nsub ? l->recv.block_bytes : 0;
+        p[CALL_ENTRY] = (int64_t)r->entry;
+        p[CALL_RET] = (int64_t)r->ret;
+        p[CALL_NREC] = nrec;
+        p += CALL_INTS;
+        for (int j = 0; j < nrec; j++, p += SUB_INTS) {
+            const struct tnbc_submsg *sub = &l->recv.sub[j];
+            p[SUB_IDX] = sub->idx;
+            p[SUB_BYTES] = (int64_t)sub->bytes;
+            p[SUB_GUARD] = r->cover[j];
+            p[SUB_TOUCHED] = r->ord[j] >= 0;
+            p[SUB_ORD] = r->ord[j];
+            p[SUB_TSC] = r->tick[j];
+            p[SUB_NEED] = r->need[j];
+        }
+    }
+    *len = (int)(p - v);
+    return v;
+}
+
+static int by_rank_invocation(const void *x, const void *y)
+{
+    const struct an_call *a = x, *b = y;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return a->invocation < b->invocation ? -1 : a->invocation > b->invocation;
+}
+
+/* Rank 0's half: every member's records into an an_trace and an_site, the
+ * analyzer's site, its profile text. NULL when out of memory. */
+static char *analyze_records(const int64_t *all, const int *len, int p, const char *site_id,
+                             enum tnbc_op op, int64_t calls, size_t *text_len)
+{
+    int world_size = 0, ncalls = 0;
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    for (int m = 0, at = 0; m < p; at += len[m++])
+        ncalls += (int)all[at + HDR_NCALLS];
+    struct an_trace t = { .path = "tnbc-auto", .world_size = world_size, .nranks = p };
+    struct an_site s = { .site = strdup(site_id), .op = strdup(tnbc_op_name(op)),
+                         .site_calls = calls, .site_traced = A.learn_calls };
+    struct tnbc_profile *prof = calloc(1, sizeof *prof);
+    char (*hosts)[24] = calloc((size_t)p, sizeof *hosts);
+    char *text = NULL;
+    t.ranks = calloc((size_t)world_size, sizeof *t.ranks);
+    s.calls = calloc((size_t)(ncalls ? ncalls : 1), sizeof *s.calls);
+    struct an_sub *subs = NULL;
+    if (!t.ranks || !s.calls || !s.site || !s.op || !prof || !hosts)
+        goto out;
+    for (int m = 0, at = 0; m < p; at += len[m++]) {
+        const int64_t *h = all + at, *q = h + HDR_INTS;
+        int w = (int)h[HDR_WORLD];
+        if (w < 0 || w >= world_size)
+            goto out;
+        snprintf(hosts[m], sizeof hosts[m], "node%lld", (long long)h[HDR_NODE]);
+        t.ranks[w] = (struct an_rank){ .present = 1, .trace_mode = 1, .finished = 1,
+                                      .tsc_hz = bitsd(h[HDR_TSC_HZ]), .copy_bw = bitsd(h[HDR_COPY_BW]),
+                                      .mprotect_ns = bitsd(h[HDR_MPROTECT]),
+                                      .fault_ns = bitsd(h[HDR_FAULT]), .page_size = h[HDR_PAGE],
+                                      .host = hosts[m] };
+        for (int64_t i = 0; i < h[HDR_NCALLS]; i++) {
+            struct an_call *c = &s.calls[s.ncalls++];
+            int nrec = (int)q[CALL_NREC];
+            *c = (struct an_call){ .call_id = s.ncalls, .rank = w, .invocation = (int)q[CALL_INV],
+                                   .comm_size = (int)h[HDR_COMM_SIZE],
+                                   .comm_rank = (int)h[HDR_COMM_RANK], .root = (int)q[CALL_ROOT],
+                                   .nsub = (int)q[CALL_NSUB], .chunks = (int)q[CALL_CHUNKS],
+                                   .send_bytes = q[CALL_SEND], .recv_bytes = q[CALL_RECV],
+                                   .block_bytes = q[CALL_BLOCK], .entry_tsc = q[CALL_ENTRY],
+                                   .return_tsc = q[CALL_RET] };
+            q += CALL_INTS;
+            free(subs);
+            subs = calloc((size_t)(nrec ? nrec : 1), sizeof *subs);
+            if (!subs)
+                goto out;
+            for (int j = 0; j < nrec; j++, q += SUB_INTS)
+                subs[j] = (struct an_sub){ .idx = (int)q[SUB_IDX], .bytes = q[SUB_BYTES],
+                                           .guard = (char)q[SUB_GUARD],
+                                           .touched = (int)q[SUB_TOUCHED], .ord = q[SUB_ORD],
+                                           .tsc = q[SUB_TSC], .need = (int)q[SUB_NEED] };
+            if (an_call_digest(&t, c, subs, nrec) < 0)
+                goto out;
+        }
+    }
+    qsort(s.calls, (size_t)s.ncalls, sizeof *s.calls, by_rank_invocation);
+    prof->version = TNBC_PROFILE_VERSION;
+    prof->world_size = world_size;
+    prof->piece_bytes = PIECES_DEFAULT_BYTES;
+    prof->source = strdup("tnbc-auto");
+    prof->sites = calloc(1, sizeof *prof->sites);
+    if (!prof->source || !prof->sites)
+        goto out;
+    prof->nsites = 1;
+    if (an_site_build(&t, &s, &prof->sites[0]) == 0)
+        text = tnbc_profile_text(prof, text_len);
+out:
+    free(subs);
+    free(hosts);
+    an_site_free(&s);
+    free(t.ranks);
+    tnbc_profile_free(prof);
+    return text;
+}
+
+static void set_reason(struct auto_site *s, const char *why)
+{
+    free(s->reason);
+    s->reason = strdup(why);
+}
+
+/* Every member's records to rank 0 of `agree`; rank 0's profile text back
+ * to all. Returns the text (malloc'd) or NULL, the same on every member
+ * unless MPI failed. */
+static char *exchange(struct auto_site *s, const char *site_id, enum tnbc_op op, MPI_Comm agree,
+                      const int *node_of, int64_t calls, size_t *text_len)
+{
+    int p = 0, me = 0, mine = 0, rc;
+    PMPI_Comm_size(agree, &p);
+    PMPI_Comm_rank(agree, &me);
+    int64_t *v = pack_records(s, me, p, node_of ? node_of[me] : me, &mine);
+    int *len = me == 0 ? calloc((size_t)p, sizeof *len) : NULL;
+    int *displ = me == 0 ? calloc((size_t)p, sizeof *displ) : NULL;
+    int64_t *all = NULL;
+    long long n = -1;              /* the text's length; -1: no text */
+    char *text = NULL;
+    /* A member out of memory sends an empty header: rank 0 then fails. */
+    rc = PMPI_Gather(&mine, 1, MPI_INT, len, 1, MPI_INT, 0, agree);
+    if (rc == MPI_SUCCESS && me == 0) {
+        long total = 0;
+        for (int m = 0; m < p && len; m++) {
+            displ[m] = (int)total;
+            total += len[m];
+        }
+        all = len && displ ? malloc((size_t)(total ? total : 1) * sizeof *all) : NULL;
+    }
+    /* Whether rank 0 can take the records: the members send only then. */
+    int take = me != 0 || all != NULL;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Bcast(&take, 1, MPI_INT, 0, agree);
+    if (rc == MPI_SUCCESS && take)
+        rc = PMPI_Gatherv(v, v ? mine : 0, MPI_INT64_T, all, len, displ, MPI_INT64_T, 0, agree);
+    if (rc == MPI_SUCCESS && me == 0) {
+        int ok = take;
+        for (int m = 0; ok && m < p; m++)
+            ok = len[m] >= HDR_INTS;
+        size_t tl = 0;
+        text = ok ? analyze_records(all, len, p, site_id, op, calls, &tl) : NULL;
+        n = text ? (long long)tl : -1;
+    }
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Bcast(&n, 1, MPI_LONG_LONG, 0, agree);
+    if (rc == MPI_SUCCESS && n >= 0 && me != 0) {
+        text = malloc((size_t)n + 1);
+        if (!text)
+            n = -1;        /* still receives, into nothing */
+    }
+    if (rc == MPI_SUCCESS && n >= 0) {
+        static char sink;
+        rc = PMPI_Bcast(text ? text : &sink, text ? (int)n : 0, MPI_CHAR, 0, agree);
+        if (text)
+            text[n] = 0;
+    }
+    free(v);
+    free(len);
+    free(displ);
+    free(all);
+    if (rc != MPI_SUCCESS || n < 0) {
+        free(text);
+        return NULL;
+    }
+    *text_len = (size_t)n;
+    return text;
+}
+
+void autotune_decide(struct auto_site *s, const char *site_id, enum tnbc_op op, MPI_Comm agree,
+                     const int *node_of, int64_t calls)
+{
+    assert(s->phase == AUTO_DECIDE);
+    for (int i = 0; i < A.learn_calls; i++)
+        rec_disarm(&s->rec[i]);
+    size_t len = 0;
+    char err[TNBC_PROFILE_ERRLEN];
+    char *text = exchange(s, site_id, op, agree, node_of, calls, &len);
+    for (int i = 0; i < A.learn_calls; i++)
+        rec_free(&s->rec[i]);
+    s->phase = AUTO_OFF;
+    tnbc_profile_free(s->prof);        /* what an earlier decision learned */
+    s->prof = NULL;
+    if (!text) {
+        set_reason(s, "the analysis of what it learned failed (out of memory or an MPI error)");
+        return;
+    }
+    s->prof = tnbc_profile_parse(text, len, "tnbc-auto", err, sizeof err);
+    free(text);
+    if (!s->prof || s->prof->nsites != 1) {
+        /* Every member parses the same text: a failure here is this
+         * member's memory, and it then votes no on every call. */
+        set_reason(s, s->prof ? "the analysis gave no site" : err);
+        tnbc_profile_free(s->prof);
+        s->prof = NULL;
+        return;
+    }
+    const struct tnbc_profile_site *ps = &s->prof->sites[0];
+    s->phase = ps->on ? AUTO_ON : AUTO_OFF;
+    set_reason(s, ps->reason ? ps->reason : "");
+}
+
+#define RETRY_FIRST 64         /* agreed off calls before a site learns again */
+#define RETRY_MAX (1 << 20)
+
+void autotune_off_agreed(struct auto_site *s)
+{
+    assert(s->phase == AUTO_OFF);
+    if (++s->off_calls < (s->retry_at ? s->retry_at : RETRY_FIRST))
+        return;
+    s->retry_at = s->retry_at ? s->retry_at : RETRY_FIRST;
+    s->retry_at = s->retry_at < RETRY_MAX ? 2 * s->retry_at : RETRY_MAX;
+    s->off_calls = 0;
+    s->learned = 0;
+    s->phase = AUTO_LEARN;
+}
+
+void autotune_free(struct auto_site *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < AUTO_LEARN_MAX; i++)
+        rec_free(&s->rec[i]);
+    tnbc_profile_free(s->prof);
+    free(s->reason);
+    free(s);
+}
+
+/* ---- the learned profile, out ------------------------------------------- */
+
+/* This rank's learned sites as one profile text (sites shared, not copied). */
+static char *own_text(struct auto_site *const *sites, int n, size_t *len)
+{
+    struct tnbc_profile p = { .version = TNBC_PROFILE_VERSION, .source = "tnbc-auto",
+                              .piece_bytes = PIECES_DEFAULT_BYTES };
+    PMPI_Comm_size(MPI_COMM_WORLD, &p.world_size);
+    p.sites = calloc((size_t)(n ? n : 1), sizeof *p.sites);
+    if (!p.sites)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        if (sites[i] && sites[i]->prof)
+            p.sites[p.nsites++] = sites[i]->prof->sites[0];
+    char *text = tnbc_profile_text(&p, len);
+    free(p.sites);
+    return text;
+}
+
+/* Rank 0: every rank's text parsed, each (site, op) once, written. */
+static int merge_write(const char *all, const int *len, int nranks, const char *path)
+{
+    struct tnbc_profile out = { .version = TNBC_PROFILE_VERSION, .source = "tnbc-auto",
+                                .piece_bytes = PIECES_DEFAULT_BYTES };
+    struct tnbc_profile **parts = calloc((size_t)nranks, sizeof *parts);
+    char err[TNBC_PROFILE_ERRLEN] = "out of memory";
+    int total = 0, rc = -1;
+    PMPI_Comm_size(MPI_COMM_WORLD, &out.world_size);
+    for (int r = 0, at = 0; parts && r < nranks; at += len[r++]) {
+        parts[r] = len[r] > 0 ? tnbc_profile_parse(all + at, (size_t)len[r], "tnbc-auto", err, sizeof err)
+                              : NULL;
+        total += parts[r] ? parts[r]->nsites : 0;
+    }
+    out.sites = parts ? calloc((size_t)(total ? total : 1), sizeof *out.sites) : NULL;
+    for (int r = 0; out.sites && r < nranks; r++)
+        for (int i = 0; parts[r] && i < parts[r]->nsites; i++) {
+            const struct tnbc_profile_site *ps = &parts[r]->sites[i];
+            int dup = 0;
+            for (int j = 0; j < out.nsites && !dup; j++)
+                dup = strcmp(out.sites[j].site, ps->site) == 0 && strcmp(out.sites[j].op, ps->op) == 0;
+            if (!dup)
+                out.sites[out.nsites++] = *ps;
+        }
+    if (out.sites)
+        rc = tnbc_profile_write(&out, path, err, sizeof err);
+    if (rc != 0)
+        tnbc_warn("cannot write the learned profile: %s", err);
+    free(out.sites);
+    for (int r = 0; parts && r < nranks; r++)
+        tnbc_profile_free(parts[r]);
+    free(parts);
+    return rc;
+}
+
+int autotune_write_profile(struct auto_site *const *sites, int n, const char *path)
+{
+    int me = 0, p = 0, rc;
+    size_t tl = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+    PMPI_Comm_size(MPI_COMM_WORLD, &p);
+    char *text = own_text(sites, n, &tl);
+    int mine = text && tl <= 0x7fffffff ? (int)tl : 0;
+    int *len = me == 0 ? calloc((size_t)p, sizeof *len) : NULL;
+    int *displ = me == 0 ? calloc((size_t)p, sizeof *displ) : NULL;
+    char *all = NULL;
+    rc = PMPI_Gather(&mine, 1, MPI_INT, len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS && me == 0 && len && displ) {
+        long total = 0;
+        for (int r = 0; r < p; r++) {
+            displ[r] = (int)total;
+            total += len[r];
+        }
+        all = total < 0x7fffffff ? malloc((size_t)total + 1) : NULL;
+    }
+    int take = me != 0 || all != NULL;   /* the others send only then */
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Bcast(&take, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS && take)
+        rc = PMPI_Gatherv(text, mine, MPI_CHAR, all, len, displ, MPI_CHAR, 0, MPI_COMM_WORLD);
+    int out = 0;
+    if (me == 0)
+        out = rc == MPI_SUCCESS && all ? merge_write(all, len, p, path) : -1;
+    if (me == 0 && rc != MPI_SUCCESS)
+        tnbc_warn("cannot gather the learned profile (MPI error %d)", rc);
+    free(text);
+    free(len);
+    free(displ);
+    free(all);
+    return out;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Self-tuning in one run (TNBC_AUTO=1, `tnbc auto`): the replay runtime
+ * learns each call site's read order in place, decides with the
+ * analyzer's own code (analyzer/analyze.c: an_site_build), then runs the
+ * site as a profile would. One `struct auto_site` per (call site,
+ * operation), owned by the replay's site table row; its lifecycle:
+ *
+ *     LEARN --K agreed learning calls--> DECIDE --analysis: on---> ON
+ *       ^                                   \-----analysis: off--> OFF
+ *       \----- after 64, 128, 256... agreed calls off ----------------/
+ *
+ *   LEARN   the call runs blocking; afterwards its receive pages are
+ *           guarded as the trace guards them, and the first touches
+ *           (order, time) recorded in a learning record;
+ *   DECIDE  at the site's next call every member sends its records to the
+ *           communicator's rank 0, which builds the profile site with the
+ *           analyzer's code and broadcasts it as profile text; every
+ *           member parses the same text, so all hold the same site;
+ *   ON/OFF  the site runs as that one-site profile says.
+ *
+ * Every transition happens at a call the members agreed on (the replay's
+ * per-call agreement carries each member's site key and phase, and a call
+ * whose members differ in either runs blocking), so the phases of one
+ * site are the same on every member. Not thread-safe: the replay runs
+ * collectives from one thread (replay.c: all_ranks_on). */
+#ifndef TNBC_AUTOTUNE_H
+#define TNBC_AUTOTUNE_H
+
+#include "collective.h"
+#include "profile.h"
+
+#include <mpi.h>
+#include <stdint.h>
+
+enum auto_phase { AUTO_LEARN, AUTO_DECIDE, AUTO_ON, AUTO_OFF };
+
+#define AUTO_LEARN_MAX 16          /* TNBC_AUTO_LEARN's upper bound */
+
+struct auto_site;
+
+/* Per communicator and operation: calls that only ran blocking at sites
+ * that are off make the stream quiet (no agreement, no site state: the
+ * plain call) for a number of its calls that doubles each time. Counted
+ * in calls of the operation on the communicator, which every member makes
+ * alike, so every member is quiet at the same calls. */
+struct auto_stream {
+    int off_run;       /* agreed calls in a row that ran blocking, off */
+    int quiet_left;    /* calls still to run quiet */
+    int backoff;       /* the next quiet stretch; 0: not yet set */
+};
+/* 1 when this call runs quiet (and counts it). */
+int autotune_quiet(struct auto_stream *s);
+/* After an agreed call: off = it ran blocking because its site is off
+ * (or its members differ). */
+void autotune_agreed(struct auto_stream *s, int off);
+
+/* K learning calls per site; calls moving fewer than min_bytes (as every
+ * member computes them, autotune_eligible) are left alone. */
+void autotune_configure(int learn_calls, long min_bytes);
+int autotune_learn_calls(void);
+/* Whether a call goes through the auto machinery (site lookup, the
+ * agreement): a function of arguments every member passes alike, so that
+ * every member answers the same. */
+int autotune_eligible(const struct tnbc_args *a);
+/* The site key the agreement compares: the same on every member exactly
+ * when they call from the same site (id) and operation. */
+int autotune_key(const char *site_id, enum tnbc_op op);
+
+/* *slot's state, created on first use (NULL when out of memory). */
+struct auto_site *autotune_site(struct auto_site **slot);
+enum auto_phase autotune_phase(const struct auto_site *s);
+/* After a learning call's real collective: count it, and guard its receive
+ * pages to record the first touches (entry/ret: program ticks). */
+void autotune_learned(struct auto_site *s, const struct tnbc_args *a, int64_t invocation,
+                      uint64_t entry, uint64_t ret);
+/* Learning guards whose every sub-message is open are lifted (before a new
+ * call guards memory). */
+void autotune_retire_open(void);
+/* The DECIDE step; collective over `agree` (a private duplicate of the
+ * call's communicator). node_of: per member, the lowest rank of its node
+ * (comms.h). Leaves the site ON or OFF. */
+void autotune_decide(struct auto_site *s, const char *site_id, enum tnbc_op op, MPI_Comm agree,
+                     const int *node_of, int64_t calls);
+/* An agreed call at an OFF site: after a number of them that doubles each
+ * time, the site learns again (the program may have changed). */
+void autotune_off_agreed(struct auto_site *s);
+/* The learned one-site profile (NULL before DECIDE, or when it failed). */
+const struct tnbc_profile *autotune_profile(const struct auto_site *s);
+const char *autotune_reason(const struct auto_site *s);
+/* Lifts its learning guards and frees it. */
+void autotune_free(struct auto_site *s);
+/* MPI_Finalize: every rank's learned sites, merged by world rank 0 into
+ * one profile at path (rank 0 writes; the others only send). Collective
+ * over MPI_COMM_WORLD. 0, or -1 with a message printed. */
+int autotune_write_profile(struct auto_site *const *sites, int n, const char *path);
+
+#endif
