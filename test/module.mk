@@ -19,7 +19,7 @@ CHECK_SUITES += trace
 check-trace: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN)
 	@BUILD=$(BUILD) test/trace.sh
 
-REPLAY_TEST_PROGS := $(BUILD)/test/replay/integrity $(BUILD)/test/replay/irecv_spy.so
+REPLAY_TEST_PROGS := $(BUILD)/test/replay/integrity $(BUILD)/test/replay/irecv_spy.so $(BUILD)/test/replay/auto_user
 
 $(BUILD)/test/replay/irecv_spy.so: test/replay/irecv_spy.c
 	@mkdir -p $(dir $@)
@@ -31,6 +31,13 @@ $(BUILD)/test/replay/%: test/replay/%.c
 
 ALL_TARGETS  += $(REPLAY_TEST_PROGS)
 CHECK_SUITES += replay
+
+# tnbc auto: learning, deciding and going early in one run (test/auto.sh).
+CHECK_SUITES += auto
+.PHONY: check-auto
+check-auto: $(REPLAY_TEST_PROGS) $(REPLAY_LIB) $(ANALYZER_BIN)
+	@$(MAKE) --no-print-directory SAN=asan BUILD=build-asan build-asan/lib/libtnbc-replay.so > /dev/null
+	@BUILD=$(BUILD) BUILD_ASAN=build-asan test/auto.sh
 
 .PHONY: check-replay
 check-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN) $(BUILD)/bench/bcastread

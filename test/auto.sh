@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# tnbc auto (TNBC_AUTO=1): sites learn, decide together and go early in
+# the same run; results must be bit-identical to a plain run.
+set -u
+cd "$(dirname "$0")/.."
+source test/lib.sh
+export TNBC_BUILD=$PWD/$BUILD
+TNBC=scripts/tnbc
+P=$BUILD/test
+BUILD_ASAN=${BUILD_ASAN:-build-asan}
+W=$(mktemp -d /tmp/tnbc-auto-test.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+
+# plain_and_auto NAME NP [VAR=VALUE...] -- PROGRAM ARGS...: the program
+# plain, then under tnbc auto with the variables set (its learned profile
+# $W/NAME.profile, summaries $W/NAME.d, stderr $W/NAME.err); outputs must
+# be the same bytes.
+plain_and_auto() {
+    local name=$1 np=$2 vars=(); shift 2
+    while [[ $1 != -- ]]; do vars+=("$1"); shift; done
+    shift
+    t_mpi_argv "$np" "$@"; local run=("${T_MPI_ARGV[@]}")
+    t_mpirun "$np" "$@" > "$W/$name.plain" || { echo "plain run failed"; cat "$W/$name.plain"; return 1; }
+    env "${vars[@]}" $TNBC auto --profile-out "$W/$name.profile" --summary "$W/$name.d" -- \
+        timeout -k 5 "$T_TIMEOUT" "${run[@]}" > "$W/$name.auto" 2> "$W/$name.err" ||
+        { echo "auto run failed"; tail -20 "$W/$name.err"; return 1; }
+    cmp -s "$W/$name.plain" "$W/$name.auto" ||
+        { echo "results differ:"; diff "$W/$name.plain" "$W/$name.auto"; return 1; }
+}
+
+# calls_of NAME OP RANK: "calls:early:fallback" of OP's sites on RANK.
+calls_of() {
+    q "$W/$1.d/rank-$(printf %06d "$3").db" \
+      "SELECT IFNULL(SUM(calls),0) || ':' || IFNULL(SUM(traced),0) || ':' || IFNULL(group_concat(fallback, ' '), '') FROM site WHERE op = '$2'"
+}
+
+# Forced on (and calls of 16 KiB and more taking part), every site of a
+# program written the ordinary way (unaligned
+# malloc'd buffers, a backwards read, a bcast on a split communicator, an
+# allreduce) learns 4 calls, decides at the 5th and goes early from the
+# 6th on: 20 calls, 15 early, 5 learning, on every rank; the same bytes.
+check_user_forced_on() {
+    plain_and_auto user 4 TNBC_AUTO_DECIDE=on TNBC_AUTO_MIN_BYTES=16384 -- --oversubscribe "$P/replay/auto_user" 20 32768 || return 1
+    local r op
+    for r in 0 1 2 3; do
+        for op in alltoall bcast allreduce; do
+            [[ $(calls_of user $op $r) == "20:15:learning:5" ]] ||
+                { echo "rank $r $op: calls:early:fallback $(calls_of user $op $r), want 20:15:learning:5"; return 1; }
+        done
+    done
+    # The learned profile has the four sites (the bcast's on each half
+    # communicator, told apart by shape), on, and runs as a profile.
+    [[ $(grep -c '^  decision on forced on by TNBC_AUTO_DECIDE' "$W/user.profile") == 4 ]] ||
+        { echo "learned profile:"; cat "$W/user.profile"; return 1; }
+    [[ $(grep -c '^site auto_user+0x[0-9a-f]*@c2\.[0-9a-f]* bcast$' "$W/user.profile") == 2 ]] ||
+        { echo "not a bcast site per half communicator"; return 1; }
+    t_mpi_argv 4 --oversubscribe "$P/replay/auto_user" 20 32768
+    $TNBC run -p "$W/user.profile" -- timeout -k 5 "$T_TIMEOUT" "${T_MPI_ARGV[@]}" > "$W/user.run" 2>/dev/null &&
+        cmp -s "$W/user.plain" "$W/user.run" || { echo "tnbc run -p of the learned profile differs"; return 1; }
+}
+
+# Every handled operation, forced on, all sizes taking part: the integrity
+# program's checks pass and its checksums are the plain run's.
+check_integrity_forced_on() {
+    plain_and_auto integ 3 TNBC_AUTO_DECIDE=on TNBC_AUTO_MIN_BYTES=0 TNBC_AUTO_LEARN=2 -- \
+        --oversubscribe "$P/replay/integrity" 21 12 || return 1
+    grep -q 'integrity: ok' "$W/integ.auto" || { echo "integrity checks failed"; return 1; }
+    local early=0 f
+    for f in "$W/integ.d"/rank-*.db; do
+        early=$((early + $(q "$f" "SELECT IFNULL(SUM(traced), 0) FROM site")))
+    done
+    echo "early returns over all ranks: $early"
+    [[ $early -gt 0 ]] || { echo "nothing went early"; return 1; }
+}
+
+# Blocks of 128 bytes, all sizes taking part: an early return cannot gain
+# (the analyzer's break-even, a verdict on the call's shape, not on timings
+# a loaded machine would change): the site is off, says why once per rank,
+# never goes early, and the learned profile says off.
+check_model_off() {
+    plain_and_auto off 2 TNBC_AUTO_MIN_BYTES=0 -- "$P/replay/auto_user" 30 128 || return 1
+    grep -q '^  decision off tiny sub-messages' "$W/off.profile" || { echo "profile:"; cat "$W/off.profile"; return 1; }
+    [[ $(grep -c 'alltoall at auto_user+0x[0-9a-f]* runs blocking: tiny sub-messages' "$W/off.err") == 2 ]] ||
+        { echo "not said once per rank:"; cat "$W/off.err"; return 1; }
+    local got; got=$(calls_of off alltoall 0)
+    [[ $got == "30:0:off:25 learning:5" ]] || { echo "alltoall calls:early:fallback $got"; return 1; }
+}
+
+# A site with fewer calls than it learns from stays blocking and says so.
+check_too_few_calls() {
+    plain_and_auto few 2 -- "$P/replay/auto_user" 3 32768 || return 1
+    grep -q 'ran blocking: too few calls to learn from (3; it decides at call 5)' "$W/few.err" ||
+        { echo "not said:"; cat "$W/few.err"; return 1; }
+    [[ $(calls_of few alltoall 1) == "3:0:learning:3" ]] || { echo "alltoall: $(calls_of few alltoall 1)"; return 1; }
+}
+
+# The ranks decide together even when they measure differently: rank 1's
+# touches seem 1000 times later (TNBC_TEST_AUTO_SKEW_RANK, the sanitizer
+# build's test hook); every rank runs the site the same way (the same
+# early count), with the results of the plain run.
+check_ranks_agree() {
+    local asan; asan=$(gcc -print-file-name=libasan.so)
+    [[ -f "$asan" && -f "$BUILD_ASAN/lib/libtnbc-replay.so" ]] || { echo "no ASan build"; return 1; }
+    t_mpirun 3 --oversubscribe "$P/replay/auto_user" 12 32768 > "$W/skew.plain" || return 1
+    t_mpirun 3 --oversubscribe -x LD_PRELOAD="$asan:$PWD/$BUILD_ASAN/lib/libtnbc-replay.so" \
+        -x TNBC_AUTO=1 -x TNBC_TEST_AUTO_SKEW_RANK=1 -x TNBC_REPLAY_DIR="$W/skew.d" \
+        -x TNBC_AUTO_PROFILE_OUT="$W/skew.profile" -x ASAN_OPTIONS=detect_leaks=0 \
+        "$P/replay/auto_user" 12 32768 > "$W/skew.auto" 2> "$W/skew.err" ||
+        { echo "auto run failed"; tail -20 "$W/skew.err"; return 1; }
+    cmp -s "$W/skew.plain" "$W/skew.auto" || { echo "results differ"; return 1; }
+    local r got want=""
+    for r in 0 1 2; do
+        got=$(calls_of skew alltoall $r)
+        [[ -z $want || $got == "$want" ]] || { echo "rank $r: $got, rank 0: $want"; return 1; }
+        want=$got
+    done
+    echo "alltoall on every rank: $want; $(grep -m1 '^  decision' "$W/skew.profile")"
+}
+
+t_run "ordinary program, forced on: learns 4, decides, 15 of 20 early, same bytes" check_user_forced_on
+t_run "every operation forced on: integrity checks and checksums as plain" check_integrity_forced_on
+t_run "early return cannot gain: site off, says why, never early" check_model_off
+t_run "too few calls to learn from: blocking, said" check_too_few_calls
+t_openmpi_only "ranks measuring differently still agree" "the sanitizer build is an Open MPI build" &&
+    t_run "ranks measuring differently still agree" check_ranks_agree
+t_expect_fail "tnbc auto without a program" 2 'no program given' $TNBC auto --profile-out "$W/x.profile"
+t_expect_fail "tnbc auto --profile-out into a missing directory" 1 'does not exist' \
+    $TNBC auto --profile-out "$W/none/x.profile" -- true
+t_summary
