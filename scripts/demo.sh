@@ -68,11 +68,15 @@ demo_app() {
     fi
 
     for r in $(seq 1 "$REPS"); do
-        step "$name: repetition $r/$REPS: plain, then tuned (tnbc run -p $OUT/$name.profile -- mpirun ...)"
+        step "$name: repetition $r/$REPS: plain, tuned (tnbc run -p $OUT/$name.profile -- mpirun ...), then tnbc auto -- mpirun ..."
         "${MPIRUN[@]}" "${app[@]}" > "$OUT/$name-plain-$r.out"
         $T run -p "$OUT/$name.profile" --summary "$OUT/$name-replay-$r.d" -- "${MPIRUN[@]}" "${app[@]}" \
             > "$OUT/$name-tuned-$r.out"
-        for m in plain tuned; do
+        # The one-command way in, next to the three steps: tnbc auto learns
+        # the sites in the run itself (from 2 calls each: the kernels make few).
+        TNBC_AUTO_LEARN=2 $T auto --profile-out "$OUT/$name-auto.profile" -- "${MPIRUN[@]}" "${app[@]}" \
+            > "$OUT/$name-auto-$r.out" 2> "$OUT/$name-auto-$r.err"
+        for m in plain tuned auto; do
             field check "$OUT/$name-$m-$r.out" | grep -qx ok ||
                 { echo "$m run failed its check"; cat "$OUT/$name-$m-$r.out"; exit 1; }
         done
@@ -83,11 +87,12 @@ demo_app() {
     $T report "$OUT/$name.db" "$OUT/$name-replay.db" -p "$OUT/$name.profile" -o "$OUT/$name-report" \
         > "$OUT/$name-report.txt" 2>&1 || echo "    (report failed, see $OUT/$name-report.txt)"
 
-    local p t c
+    local p t c a
     p=$(for r in $(seq 1 "$REPS"); do field t_total "$OUT/$name-plain-$r.out"; done | median)
     t=$(for r in $(seq 1 "$REPS"); do field t_total "$OUT/$name-tuned-$r.out"; done | median)
     c=$(for r in $(seq 1 "$REPS"); do field t_coll "$OUT/$name-plain-$r.out"; done | median)
-    echo "$name $p $t $c" >> "$OUT/table"
+    a=$(for r in $(seq 1 "$REPS"); do field t_total "$OUT/$name-auto-$r.out"; done | median)
+    echo "$name $p $t $c $a" >> "$OUT/table"
 }
 
 : > "$OUT/table"
