@@ -663,6 +663,19 @@ static int after_agreement(const struct tnbc_args *a, struct nbop *op, int all,
     return run_early(op, st, site, a->op, entry, clock, ip_copy);
 }
 
+/* The runtime's state of comm, or NULL (said once) when calls on it can
+ * only run blocking. */
+static struct comm_priv *comm_state(MPI_Comm comm)
+{
+    const char *why = NULL;
+    struct comm_priv *cp = comms_get(comm, &why);
+    if (!cp) {
+        static int warned;
+        tnbc_warn_once(warned, "collectives on %s run blocking", why);
+    }
+    return cp;
+}
+
 /* TNBC_AUTO: the site learns, decides, then runs as it decided
  * (autotune.h). Every member takes the same branch: the agreement carries
  * each one's site key and phase. */
@@ -677,12 +690,9 @@ static int auto_collective(const struct tnbc_args *a, void *caller)
 
     if (!autotune_eligible(a))
         return blocking(a, NULL, FB_COUNT);
-    struct comm_priv *cp = comms_get(a->comm, &why);
-    if (!cp) {
-        static int warned;
-        tnbc_warn_once(warned, "collectives on %s run blocking", why);
+    struct comm_priv *cp = comm_state(a->comm);
+    if (!cp)
         return blocking(a, NULL, FB_COUNT);
-    }
     struct auto_stream *stream = &cp->auto_streams[a->op];
     if (autotune_quiet(stream)) {
         const struct tnbc_site *site = tnbc_site_on(caller, a->comm);
@@ -754,12 +764,9 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
         return auto_collective(a, caller);
     if (!R.on || !R.op_on[a->op])
         return blocking(a, NULL, FB_COUNT);
-    struct comm_priv *cp = comms_get(a->comm, &why);
-    if (!cp) {
-        static int warned;
-        tnbc_warn_once(warned, "collectives on %s run blocking", why);
+    struct comm_priv *cp = comm_state(a->comm);
+    if (!cp)
         return blocking(a, NULL, FB_COUNT);
-    }
     reap();
     PMPI_Comm_size(a->comm, &p);
     const struct tnbc_site *site = tnbc_site_on(caller, a->comm);
