@@ -65,6 +65,16 @@ size_t tnbc_page_size(void)
 
 int tnbc_guard_active(void) { return atomic_load(&armed_guards); }
 
+int tnbc_guard_all_open(const struct tnbc_guard *g)
+{
+    if (!g->armed)
+        return 1;
+    for (int i = 0; i < g->layout->nsub; i++)
+        if (!atomic_load(&g->open[i]))
+            return 0;
+    return 1;
+}
+
 static uintptr_t page_down(uintptr_t a) { return a & ~(uintptr_t)(page_size - 1); }
 static uintptr_t page_up(uintptr_t a) { return page_down(a + page_size - 1); }
 

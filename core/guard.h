@@ -110,6 +110,9 @@ void tnbc_guard_release_layout(const struct tnbc_call_layout *l, enum tnbc_relea
  * called when its data has landed, so later reads do not fault). */
 void tnbc_guard_open_sub(struct tnbc_guard *g, int sub);
 int tnbc_guard_active(void);   /* number of armed guards */
+/* 1 when every sub-message of g is open (nothing left to see or wait for),
+ * or g is not armed. */
+int tnbc_guard_all_open(const struct tnbc_guard *g);
 
 /* Whether [lo, hi) may be guarded: only private writable memory (heap,
  * malloc's mmaps, private copies of files such as .data/.bss) that is no

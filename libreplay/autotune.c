@@ -10,6 +10,7 @@
 #include "runinfo.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,12 +65,13 @@ int autotune_learn_calls(void)
 
 /* ---- eligibility ------------------------------------------------------- */
 
-static long type_bytes(int count, MPI_Datatype t)
+/* count elements of t in bytes, LONG_MAX when more. */
+static long type_bytes(long count, MPI_Datatype t)
 {
     int size = 0;
-    if (count <= 0 || PMPI_Type_size(t, &size) != MPI_SUCCESS || size < 0)
+    if (count <= 0 || PMPI_Type_size(t, &size) != MPI_SUCCESS || size <= 0)
         return 0;
-    return (long)count * size;
+    return count > LONG_MAX / size ? LONG_MAX : count * size;
 }
 
 static long sum_counts(const int *counts, int p, MPI_Datatype t)
@@ -77,7 +79,7 @@ static long sum_counts(const int *counts, int p, MPI_Datatype t)
     long n = 0;
     for (int i = 0; counts && i < p; i++)
         n += counts[i] > 0 ? counts[i] : 0;
-    return n > 0 && n <= 0x7fffffff ? type_bytes((int)n, t) : n > 0 ? A.min_bytes : 0;
+    return type_bytes(n, t);
 }
 
 /* The bytes of one block as every member can compute it: only from the
@@ -226,19 +228,11 @@ static void rec_free(struct learn_rec *r)
     memset(r, 0, sizeof *r);
 }
 
-static int all_open(const struct tnbc_guard *g)
-{
-    for (int i = 0; i < g->layout->nsub; i++)
-        if (!atomic_load(&g->open[i]))
-            return 0;
-    return 1;
-}
-
 void autotune_retire_open(void)
 {
     for (struct learn_rec **p = &A.live; *p;) {
         struct learn_rec *r = *p;
-        if (all_open(&r->guard)) {
+        if (tnbc_guard_all_open(&r->guard)) {
             *p = r->next_live;
             r->next_live = NULL;
             tnbc_guard_disarm(&r->guard, TNBC_REL_DONE);
@@ -513,6 +507,45 @@ static void set_reason(struct auto_site *s, const char *why)
     s->reason = strdup(why);
 }
 
+/* Every member's n elements of `type` (elem bytes each) at rank 0 of
+ * comm, one after another: there the concatenation (malloc'd) and each
+ * member's count in *lens (malloc'd); NULL elsewhere, and at rank 0 when
+ * it cannot take them (then it says so first and nobody sends). *rc: the
+ * first failed MPI call's code, or MPI_SUCCESS. Collective over comm. */
+static void *gather_at_root(const void *mine, int n, MPI_Datatype type, size_t elem, MPI_Comm comm,
+                            int **lens, int *rc)
+{
+    int p = 0, me = 0;
+    PMPI_Comm_size(comm, &p);
+    PMPI_Comm_rank(comm, &me);
+    int *len = me == 0 ? calloc((size_t)p, sizeof *len) : NULL;
+    int *displ = me == 0 ? calloc((size_t)p, sizeof *displ) : NULL;
+    char *all = NULL;
+    *lens = NULL;
+    *rc = PMPI_Gather(&n, 1, MPI_INT, len, 1, MPI_INT, 0, comm);
+    if (*rc == MPI_SUCCESS && me == 0 && len && displ) {
+        long total = 0;
+        for (int m = 0; m < p; m++) {
+            displ[m] = (int)total;
+            total += len[m];
+        }
+        all = total < 0x7fffffff ? malloc((size_t)total * elem + 1) : NULL;
+    }
+    int take = me != 0 || all != NULL;
+    if (*rc == MPI_SUCCESS)
+        *rc = PMPI_Bcast(&take, 1, MPI_INT, 0, comm);
+    if (*rc == MPI_SUCCESS && take)
+        *rc = PMPI_Gatherv(mine, n, type, all, len, displ, type, 0, comm);
+    free(displ);
+    if (me != 0 || *rc != MPI_SUCCESS || !take) {
+        free(all);
+        free(len);
+        return NULL;
+    }
+    *lens = len;
+    return all;
+}
+
 /* Every member's records to rank 0 of `agree`; rank 0's profile text back
  * to all. Returns the text (malloc'd) or NULL, the same on every member
  * unless MPI failed. */
@@ -520,56 +553,39 @@ static char *exchange(struct auto_site *s, const char *site_id, enum tnbc_op op,
                       const int *node_of, int64_t calls, size_t *text_len)
 {
     int p = 0, me = 0, mine = 0, rc;
+    int *len = NULL;
     PMPI_Comm_size(agree, &p);
     PMPI_Comm_rank(agree, &me);
     int64_t *v = pack_records(s, me, p, node_of ? node_of[me] : me, &mine);
-    int *len = me == 0 ? calloc((size_t)p, sizeof *len) : NULL;
-    int *displ = me == 0 ? calloc((size_t)p, sizeof *displ) : NULL;
-    int64_t *all = NULL;
+    /* A member out of memory sends nothing: rank 0 then fails. */
+    int64_t *all = gather_at_root(v, v ? mine : 0, MPI_INT64_T, sizeof *all, agree, &len, &rc);
     long long n = -1;              /* the text's length; -1: no text */
     char *text = NULL;
-    /* A member out of memory sends an empty header: rank 0 then fails. */
-    rc = PMPI_Gather(&mine, 1, MPI_INT, len, 1, MPI_INT, 0, agree);
     if (rc == MPI_SUCCESS && me == 0) {
-        long total = 0;
-        for (int m = 0; m < p && len; m++) {
-            displ[m] = (int)total;
-            total += len[m];
-        }
-        all = len && displ ? malloc((size_t)(total ? total : 1) * sizeof *all) : NULL;
-    }
-    /* Whether rank 0 can take the records: the members send only then. */
-    int take = me != 0 || all != NULL;
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Bcast(&take, 1, MPI_INT, 0, agree);
-    if (rc == MPI_SUCCESS && take)
-        rc = PMPI_Gatherv(v, v ? mine : 0, MPI_INT64_T, all, len, displ, MPI_INT64_T, 0, agree);
-    if (rc == MPI_SUCCESS && me == 0) {
-        int ok = take;
+        int ok = all != NULL;
         for (int m = 0; ok && m < p; m++)
             ok = len[m] >= HDR_INTS;
         size_t tl = 0;
         text = ok ? analyze_records(all, len, p, site_id, op, calls, &tl) : NULL;
         n = text ? (long long)tl : -1;
     }
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Bcast(&n, 1, MPI_LONG_LONG, 0, agree);
-    if (rc == MPI_SUCCESS && n >= 0 && me != 0) {
-        text = malloc((size_t)n + 1);
-        if (!text)
-            n = -1;        /* still receives, into nothing */
-    }
-    if (rc == MPI_SUCCESS && n >= 0) {
-        static char sink;
-        rc = PMPI_Bcast(text ? text : &sink, text ? (int)n : 0, MPI_CHAR, 0, agree);
-        if (text)
-            text[n] = 0;
-    }
     free(v);
     free(len);
-    free(displ);
     free(all);
-    if (rc != MPI_SUCCESS || n < 0) {
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Bcast(&n, 1, MPI_LONG_LONG, 0, agree);
+    if (rc == MPI_SUCCESS && n >= 0 && me != 0)
+        text = malloc((size_t)n + 1);
+    /* Every member takes the text or none does: a broadcast's counts
+     * must match, and the members must hold the same site. */
+    int have = rc == MPI_SUCCESS && n >= 0 && text != NULL, all_have = 0;
+    if (rc == MPI_SUCCESS && n >= 0)
+        rc = PMPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, agree);
+    if (rc == MPI_SUCCESS && all_have) {
+        rc = PMPI_Bcast(text, (int)n, MPI_CHAR, 0, agree);
+        text[n] = 0;
+    }
+    if (rc != MPI_SUCCESS || !all_have) {
         free(text);
         return NULL;
     }
@@ -698,31 +714,15 @@ int autotune_write_profile(struct auto_site *const *sites, int n, const char *pa
     PMPI_Comm_size(MPI_COMM_WORLD, &p);
     char *text = own_text(sites, n, &tl);
     int mine = text && tl <= 0x7fffffff ? (int)tl : 0;
-    int *len = me == 0 ? calloc((size_t)p, sizeof *len) : NULL;
-    int *displ = me == 0 ? calloc((size_t)p, sizeof *displ) : NULL;
-    char *all = NULL;
-    rc = PMPI_Gather(&mine, 1, MPI_INT, len, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rc == MPI_SUCCESS && me == 0 && len && displ) {
-        long total = 0;
-        for (int r = 0; r < p; r++) {
-            displ[r] = (int)total;
-            total += len[r];
-        }
-        all = total < 0x7fffffff ? malloc((size_t)total + 1) : NULL;
-    }
-    int take = me != 0 || all != NULL;   /* the others send only then */
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Bcast(&take, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rc == MPI_SUCCESS && take)
-        rc = PMPI_Gatherv(text, mine, MPI_CHAR, all, len, displ, MPI_CHAR, 0, MPI_COMM_WORLD);
+    int *len = NULL;
+    char *all = gather_at_root(text, mine, MPI_CHAR, 1, MPI_COMM_WORLD, &len, &rc);
     int out = 0;
     if (me == 0)
-        out = rc == MPI_SUCCESS && all ? merge_write(all, len, p, path) : -1;
+        out = all ? merge_write(all, len, p, path) : -1;
     if (me == 0 && rc != MPI_SUCCESS)
         tnbc_warn("cannot gather the learned profile (MPI error %d)", rc);
     free(text);
     free(len);
-    free(displ);
     free(all);
     return out;
 }

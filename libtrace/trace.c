@@ -128,16 +128,6 @@ static void store_event(const struct touch_event *e, void *arg)
     tnbc_db_touch(T.db, tc->call_id, side_name[e->side], e->sub, e->ord, (int64_t)e->tick, e->ev == TNBC_EV_RELEASE ? release : how[e->ev]);
 }
 
-static int all_open(const struct tnbc_guard *g)
-{
-    if (!g->armed)
-        return 1;
-    for (int i = 0; i < g->layout->nsub; i++)
-        if (!atomic_load(&g->open[i]))
-            return 0;
-    return 1;
-}
-
 static void free_call(struct traced_call *tc)
 {
     tnbc_guard_disarm(&tc->guard[RECV], TNBC_REL_DONE);
@@ -154,7 +144,7 @@ static void free_call(struct traced_call *tc)
 static void retire_open_calls(void)
 {
     for (struct traced_call *tc = T.live; tc; tc = tc->next)
-        if (tc != T.last && all_open(&tc->guard[RECV]) && all_open(&tc->guard[SEND])) {
+        if (tc != T.last && tnbc_guard_all_open(&tc->guard[RECV]) && tnbc_guard_all_open(&tc->guard[SEND])) {
             tnbc_guard_disarm(&tc->guard[RECV], TNBC_REL_DONE);
             tnbc_guard_disarm(&tc->guard[SEND], TNBC_REL_DONE);
         }
@@ -272,7 +262,7 @@ static void flush(int now, int write_sites)
     }
     for (struct traced_call **p = &T.live; *p;) {
         struct traced_call *tc = *p;
-        if (tc != T.last && all_open(&tc->guard[RECV]) && all_open(&tc->guard[SEND])) {
+        if (tc != T.last && tnbc_guard_all_open(&tc->guard[RECV]) && tnbc_guard_all_open(&tc->guard[SEND])) {
             *p = tc->next;
             write_fidelity(tc);
             free_call(tc);
