@@ -164,6 +164,10 @@ void an_model_eval(const struct an_model_in *in, int64_t calls, struct tnbc_mode
 int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc_model *m);
 double an_median(double *v, int n);
 
+/* stats.c: one-sided Mann-Whitney z of "x tends to be smaller than y";
+ * z >= 2.326 is p < 0.01. 0 when a sample is empty. */
+double an_mann_whitney_z(const double *x, int nx, const double *y, int ny);
+
 /* decide.c */
 int an_chunks(int64_t block_bytes, int traced_chunks);
 /* Sets ps->on and ps->reason. Returns 1 when the verdict rests on the

@@ -4,17 +4,18 @@
 
 ANALYZER_SRCS := analyzer/main.c analyzer/tracedb.c analyzer/order.c analyzer/model.c \
                  analyzer/decide.c analyzer/prio.c analyzer/analyze.c analyzer/digest.c \
-                 analyzer/measured.c analyzer/fidelity.c analyzer/platform.c
+                 analyzer/measured.c analyzer/fidelity.c analyzer/platform.c analyzer/stats.c
 ANALYZER_OBJS := $(call objs,analyzer,$(ANALYZER_SRCS))
 ANALYZER_BIN  := $(BUILD)/bin/tnbc-analyze
 ANALYZER_TEST := $(BUILD)/analyzer/test/test_profile
+ANALYZER_STATS_TEST := $(BUILD)/analyzer/test/test_stats
 
 ALL_TARGETS  += $(ANALYZER_BIN)
 CHECK_SUITES += analyzer
 
 # profiles/module.mk is included after this file: name its outputs directly.
 # libreplay/pieces.h: the replay's piece size, which the prediction assumes.
-$(BUILD)/analyzer/%.o: CFLAGS += -Iprofiles -Ilibreplay
+$(BUILD)/analyzer/%.o: CFLAGS += -Iprofiles -Ilibreplay -Ianalyzer
 
 $(ANALYZER_BIN): $(ANALYZER_OBJS) $(BUILD)/lib/libtnbc-profile.a
 	@mkdir -p $(dir $@)
@@ -24,9 +25,13 @@ $(ANALYZER_TEST): $(BUILD)/analyzer/test/test_profile.o $(BUILD)/lib/libtnbc-pro
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -lcmocka -lm -o $@
 
+$(ANALYZER_STATS_TEST): $(BUILD)/analyzer/test/test_stats.o $(BUILD)/analyzer/stats.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -lcmocka -lm -o $@
+
 .PHONY: check-analyzer
 # The end-to-end tests also trace a real program (libtrace, test/).
-check-analyzer: $(ANALYZER_BIN) $(ANALYZER_TEST) $(BUILD)/lib/libtnbc-trace.so \
+check-analyzer: $(ANALYZER_BIN) $(ANALYZER_TEST) $(ANALYZER_STATS_TEST) $(BUILD)/lib/libtnbc-trace.so \
                 $(BUILD)/bin/tnbc-merge $(BUILD)/test/trace/access_order
 	@BUILD=$(BUILD) bash analyzer/test/run.sh
 

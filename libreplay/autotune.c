@@ -36,26 +36,52 @@ struct learn_rec {
     struct learn_rec *next_live;   /* armed, on the live list */
 };
 
+/* An ON site's current window (autotune.h): per call, its cycle (entry
+ * to the next call's entry, ns) and its kind. Invariants: 2 <= every <=
+ * AUTO_CHECK_MAX, len == CHECK_BLOCKS * every, 0 <= at <= len, and
+ * full == (at == len). */
+#define CHECK_BLOCKS 8
+#define WINDOW_MAX (CHECK_BLOCKS * AUTO_CHECK_MAX)
+enum { KIND_EARLY, KIND_CHECK, KIND_OTHER };
+
+struct auto_window {
+    int every, len, at, full;
+    int judging;                       /* the current call judged the last window */
+    int64_t number;                    /* windows begun (seeds the positions) */
+    uint64_t last_entry_ns;            /* the previous call's entry; 0: none */
+    int64_t cycle[WINDOW_MAX];
+    unsigned char kind[WINDOW_MAX];
+};
+
 struct auto_site {
     enum auto_phase phase;
     int learned;                       /* agreed learning calls */
     struct learn_rec rec[AUTO_LEARN_MAX];
     struct tnbc_profile *prof;         /* DECIDE's one-site profile */
+    struct tnbc_profile *retired;      /* replaced by a verdict, freed at the next call */
     char *reason;                      /* why it is on or off */
     int64_t off_calls, retry_at;       /* agreed calls off; when it learns again */
+    struct auto_window win;
+    struct tnbc_measured measured;     /* counts over the run, the last verdict's numbers */
+    int judged;                        /* a verdict filled in `measured` */
 };
+
+static void window_open(struct auto_window *w, int every);
 
 static struct {
     int learn_calls;
     long min_bytes;
+    int check_every;
     struct learn_rec *live;            /* armed learning guards */
-} A = { 4, 65536, NULL };
+} A = { 4, 65536, 8, NULL };
 
-void autotune_configure(int learn_calls, long min_bytes)
+void autotune_configure(int learn_calls, long min_bytes, int check_every)
 {
     assert(learn_calls >= 1 && learn_calls <= AUTO_LEARN_MAX);
+    assert(check_every >= AUTO_CHECK_MIN && check_every <= AUTO_CHECK_MAX);
     A.learn_calls = learn_calls;
     A.min_bytes = min_bytes;
+    A.check_every = check_every;
 }
 
 int autotune_learn_calls(void)
@@ -249,14 +275,12 @@ static const char guard_codes[] = { [TNBC_COVER_GUARDED] = 'g', [TNBC_COVER_PART
  * TNBC_CHUNKS default; the analysis maps them onto its own). */
 #define LEARN_CHUNKS 4
 
-void autotune_learned(struct auto_site *s, const struct tnbc_args *a, int64_t invocation,
-                      uint64_t entry, uint64_t ret)
+/* Holds one blocking call's receive layout in r and guards its pages to
+ * record the first touches (entry/ret: program ticks). */
+static void take_record(struct learn_rec *r, const struct tnbc_args *a, int64_t invocation,
+                        uint64_t entry, uint64_t ret)
 {
-    assert(s->phase == AUTO_LEARN && s->learned < A.learn_calls);
-    struct learn_rec *r = &s->rec[s->learned++];
     const char *why;
-    if (s->learned == A.learn_calls)
-        s->phase = AUTO_DECIDE;
     rec_free(r);
     r->used = 1;
     r->invocation = invocation;
@@ -292,6 +316,15 @@ void autotune_learned(struct auto_site *s, const struct tnbc_args *a, int64_t in
         r->next_live = A.live;
         A.live = r;
     }
+}
+
+void autotune_learned(struct auto_site *s, const struct tnbc_args *a, int64_t invocation,
+                      uint64_t entry, uint64_t ret)
+{
+    assert(s->phase == AUTO_LEARN && s->learned < A.learn_calls);
+    take_record(&s->rec[s->learned++], a, invocation, entry, ret);
+    if (s->learned == A.learn_calls)
+        s->phase = AUTO_DECIDE;
 }
 
 /* ---- the decision: records out, one profile site back -------------------- */
@@ -624,6 +657,209 @@ void autotune_decide(struct auto_site *s, const char *site_id, enum tnbc_op op, 
     const struct tnbc_profile_site *ps = &s->prof->sites[0];
     s->phase = ps->on ? AUTO_ON : AUTO_OFF;
     set_reason(s, ps->reason ? ps->reason : "");
+    if (s->phase == AUTO_ON)
+        window_open(&s->win, A.check_every);
+}
+
+/* ---- an ON site checks itself ------------------------------------------- */
+
+/* z at or above this keeps a site on: one-sided p < 0.01. Strict, so that
+ * a site that does not gain is seldom kept on by chance. */
+#define Z_GAIN 2.326
+/* Samples of each kind a window needs to be judged at all. */
+#define JUDGE_MIN 3
+
+static void window_open(struct auto_window *w, int every)
+{
+    assert(every >= AUTO_CHECK_MIN && every <= AUTO_CHECK_MAX);
+    w->every = every;
+    w->len = CHECK_BLOCKS * every;
+    w->at = 0;
+    w->full = 0;
+    w->last_entry_ns = 0;
+}
+
+/* The checking call's place in run `block` of the window: drawn from the
+ * window's number (a splitmix64 step), so that it does not fall in step
+ * with a period of the program; never the window's first call (its plan
+ * is made before the previous window's verdict) nor its last (the
+ * sample). */
+static int check_offset(const struct auto_window *w, int block)
+{
+    uint64_t z = (uint64_t)w->number * 0x9e3779b97f4a7c15ull + (uint64_t)block + 1;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    int lo = block == 0, hi = block == CHECK_BLOCKS - 1 ? w->every - 2 : w->every - 1;
+    return lo + (int)(z % (uint64_t)(hi - lo + 1));
+}
+
+enum auto_call autotune_plan(const struct auto_site *s)
+{
+    const struct auto_window *w = &s->win;
+    assert(s->phase == AUTO_ON);
+    if (w->full)
+        return AUTO_CALL_EARLY;          /* the next window's first call */
+    if (w->at == w->len - 1)
+        return AUTO_CALL_SAMPLE;
+    int block = w->at / w->every;
+    return w->at % w->every == check_offset(w, block) ? AUTO_CALL_CHECK : AUTO_CALL_EARLY;
+}
+
+int autotune_step(const struct auto_site *s)
+{
+    int step = s->phase == AUTO_ON ? (s->win.full ? 0 : s->win.at) : s->learned;
+    return (int)s->phase + 4 * step;
+}
+
+/* The site off after a verdict: the profile says so (it is written out). */
+static void turn_off(struct auto_site *s, const char *why)
+{
+    rec_free(&s->rec[0]);     /* the window's sample */
+    s->phase = AUTO_OFF;
+    s->off_calls = 0;
+    set_reason(s, why);
+    if (s->prof) {
+        struct tnbc_profile_site *ps = &s->prof->sites[0];
+        ps->on = 0;
+        free(ps->reason);
+        ps->reason = strdup(why);
+    }
+}
+
+/* The window's sample, analyzed as DECIDE analyzes the learning calls
+ * (collective over agree): its site replaces the current one when its
+ * order rests on touches, so the site follows a program whose read order
+ * changed. The old profile stays valid until the site's next call. */
+static void adopt_sample(struct auto_site *s, const char *site_id, enum tnbc_op op, MPI_Comm agree,
+                         const int *node_of, int64_t calls)
+{
+    size_t len = 0;
+    char err[TNBC_PROFILE_ERRLEN];
+    rec_disarm(&s->rec[0]);
+    char *text = exchange(s, site_id, op, agree, node_of, calls, &len);
+    rec_free(&s->rec[0]);
+    struct tnbc_profile *p = text ? tnbc_profile_parse(text, len, "tnbc-auto", err, sizeof err) : NULL;
+    free(text);
+    if (!p || p->nsites != 1 || p->sites[0].samples == 0) {
+        /* Every member parsed the same text: only this member's memory
+         * can differ, and it then keeps the order all held so far, which
+         * the agreement's schedule check catches for chunked operations. */
+        tnbc_profile_free(p);
+        return;
+    }
+    assert(!s->retired);
+    s->retired = s->prof;
+    s->prof = p;
+}
+
+/* The window judged: the slowest member's cycle per call, early against
+ * blocking. Collective over agree; every member computes the same. */
+static void judge(struct auto_site *s, const char *site_id, enum tnbc_op op, MPI_Comm agree,
+                  const int *node_of, int64_t calls)
+{
+    struct auto_window *w = &s->win;
+    int64_t slowest[WINDOW_MAX];
+    double e[WINDOW_MAX], b[WINDOW_MAX];
+    int ne = 0, nb = 0;
+    char why[TNBC_PROFILE_ERRLEN];
+    assert(w->full && w->len <= WINDOW_MAX);
+    if (PMPI_Allreduce(w->cycle, slowest, w->len, MPI_INT64_T, MPI_MAX, agree) != MPI_SUCCESS) {
+        turn_off(s, "the self-check's MPI call failed");
+        return;
+    }
+    for (int i = 0; i < w->len; i++) {
+        if (w->kind[i] == KIND_EARLY)
+            e[ne++] = (double)slowest[i];
+        else if (w->kind[i] == KIND_CHECK)
+            b[nb++] = (double)slowest[i];
+    }
+    if (ne < JUDGE_MIN || nb < JUDGE_MIN) {
+        snprintf(why, sizeof why, "measured in this run: too few calls to compare (%d early, %d blocking in a window of %d)",
+                 ne, nb, w->len);
+        turn_off(s, why);
+        return;
+    }
+    struct tnbc_measured *m = &s->measured;
+    m->z = an_mann_whitney_z(e, ne, b, nb);
+    m->cycle_early_ns = an_median(e, ne);
+    m->cycle_blocking_ns = an_median(b, nb);
+    m->saving_call_ns = m->cycle_blocking_ns - m->cycle_early_ns;
+    s->judged = 1;
+    int gain = m->z >= Z_GAIN;
+#ifdef TNBC_TEST_HOOKS
+    /* Tests of what follows a verdict, on a machine whose timings would
+     * decide otherwise: TNBC_TEST_AUTO_VERDICT=gain|loss. */
+    const char *force = tnbc_env_str("TNBC_TEST_AUTO_VERDICT", "");
+    int forced = strcmp(force, "gain") == 0 || strcmp(force, "loss") == 0;
+    if (forced)
+        gain = strcmp(force, "gain") == 0;
+#else
+    const int forced = 0;
+#endif
+    snprintf(why, sizeof why,
+             "measured in this run: %.3f ms from call to call after early calls, %.3f ms after "
+             "blocking ones (medians of %d and %d; Mann-Whitney z %.2f, %s)",
+             m->cycle_early_ns / 1e6, m->cycle_blocking_ns / 1e6, ne, nb, m->z,
+             forced ? "verdict forced by TNBC_TEST_AUTO_VERDICT" : gain ? "a gain" : "no significant gain");
+    if (!gain) {
+        turn_off(s, why);
+        return;
+    }
+    adopt_sample(s, site_id, op, agree, node_of, calls);
+    struct tnbc_profile_site *ps = &s->prof->sites[0];
+    ps->on = 1;               /* the measurement outranks the model */
+    free(ps->reason);
+    ps->reason = strdup(why);
+    set_reason(s, why);
+}
+
+int autotune_on_begin(struct auto_site *s, uint64_t now_ns, const char *site_id, enum tnbc_op op,
+                      MPI_Comm agree, const int *node_of, int64_t calls)
+{
+    struct auto_window *w = &s->win;
+    assert(s->phase == AUTO_ON && w->at <= w->len && w->full == (w->at == w->len));
+    tnbc_profile_free(s->retired);
+    s->retired = NULL;
+    if (w->at > 0)
+        w->cycle[w->at - 1] = (int64_t)(now_ns - w->last_entry_ns);
+    w->last_entry_ns = now_ns;
+    if (!w->full)
+        return 1;
+    int every = w->every;
+    judge(s, site_id, op, agree, node_of, calls);
+    w->number++;
+    window_open(w, every < AUTO_CHECK_MAX ? 2 * every : AUTO_CHECK_MAX);
+    w->last_entry_ns = now_ns;
+    w->judging = 1;           /* this call's cycle holds the verdict's own cost */
+    return s->phase == AUTO_ON;
+}
+
+void autotune_on_end(struct auto_site *s, enum auto_call plan, int early)
+{
+    struct auto_window *w = &s->win;
+    if (s->phase != AUTO_ON)
+        return;
+    assert(w->at < w->len);
+    int went = plan == AUTO_CALL_EARLY && early;
+    w->kind[w->at] = w->judging ? KIND_OTHER
+                     : plan == AUTO_CALL_CHECK ? KIND_CHECK : went ? KIND_EARLY : KIND_OTHER;
+    w->judging = 0;
+    s->measured.early += went;
+    s->measured.checked += plan == AUTO_CALL_CHECK;
+    w->full = ++w->at == w->len;
+}
+
+void autotune_sampled(struct auto_site *s, const struct tnbc_args *a, int64_t invocation,
+                      uint64_t entry, uint64_t ret)
+{
+    take_record(&s->rec[0], a, invocation, entry, ret);
+}
+
+void autotune_describe(const struct auto_site *s, char *out, size_t len)
+{
+    static const char *const names[] = { "learning", "deciding", "on", "off" };
+    snprintf(out, len, "%s: %s", names[s->phase], s->reason ? s->reason : "");
 }
 
 #define RETRY_FIRST 64         /* agreed off calls before a site learns again */
@@ -648,6 +884,7 @@ void autotune_free(struct auto_site *s)
     for (int i = 0; i < AUTO_LEARN_MAX; i++)
         rec_free(&s->rec[i]);
     tnbc_profile_free(s->prof);
+    tnbc_profile_free(s->retired);
     free(s->reason);
     free(s);
 }
@@ -664,8 +901,12 @@ static char *own_text(struct auto_site *const *sites, int n, size_t *len)
     if (!p.sites)
         return NULL;
     for (int i = 0; i < n; i++)
-        if (sites[i] && sites[i]->prof)
-            p.sites[p.nsites++] = sites[i]->prof->sites[0];
+        if (sites[i] && sites[i]->prof) {
+            struct tnbc_profile_site *ps = &p.sites[p.nsites++];
+            *ps = sites[i]->prof->sites[0];
+            ps->has_measured = sites[i]->judged;
+            ps->measured = sites[i]->measured;
+        }
     char *text = tnbc_profile_text(&p, len);
     free(p.sites);
     return text;

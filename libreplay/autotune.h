@@ -5,8 +5,10 @@
  * site as a profile would. One `struct auto_site` per (call site,
  * operation), owned by the replay's site table row; its lifecycle:
  *
- *     LEARN --K agreed learning calls--> DECIDE --analysis: on---> ON
- *       ^                                   \-----analysis: off--> OFF
+ *     LEARN --K agreed learning calls--> DECIDE --analysis: on---> ON <-+
+ *       ^                                   \-----analysis: off--> OFF  |
+ *       |                                      ON --window: no gain--^  |
+ *       |                                      ON --window: gain--------+
  *       \----- after 64, 128, 256... agreed calls off ----------------/
  *
  *   LEARN   the call runs blocking; afterwards its receive pages are
@@ -16,7 +18,18 @@
  *           communicator's rank 0, which builds the profile site with the
  *           analyzer's code and broadcasts it as profile text; every
  *           member parses the same text, so all hold the same site;
- *   ON/OFF  the site runs as that one-site profile says.
+ *   ON      the site runs as that one-site profile says, and checks
+ *           itself in windows of 8 x `every` calls: in each run of
+ *           `every` calls one (at a position drawn alike on every member)
+ *           runs blocking, and the window's last call is blocking and
+ *           learns the read order again (a sample). At the next call the
+ *           members take the slowest one's cycle (entry to next entry)
+ *           per call, and a one-sided Mann-Whitney test of "the cycles
+ *           after early calls are shorter than after blocking ones"
+ *           decides: no significant gain, OFF; a gain, the site stays ON
+ *           with the order the sample shows (the analysis run again) and
+ *           checks half as often (`every` doubles, up to 64);
+ *   OFF     the site's calls run blocking.
  *
  * Every transition happens at a call the members agreed on (the replay's
  * per-call agreement carries each member's site key and phase, and a call
@@ -30,6 +43,7 @@
 #include "profile.h"
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum auto_phase { AUTO_LEARN, AUTO_DECIDE, AUTO_ON, AUTO_OFF };
@@ -54,9 +68,13 @@ int autotune_quiet(struct auto_stream *s);
  * (or its members differ). */
 void autotune_agreed(struct auto_stream *s, int off);
 
+#define AUTO_CHECK_MIN 2           /* TNBC_AUTO_CHECK's bounds */
+#define AUTO_CHECK_MAX 64
+
 /* K learning calls per site; calls moving fewer than min_bytes (as every
- * member computes them, autotune_eligible) are left alone. */
-void autotune_configure(int learn_calls, long min_bytes);
+ * member computes them, autotune_eligible) are left alone; an ON site's
+ * first window runs one call in check_every blocking. */
+void autotune_configure(int learn_calls, long min_bytes, int check_every);
 int autotune_learn_calls(void);
 /* Whether a call goes through the auto machinery (site lookup, the
  * agreement): a function of arguments every member passes alike, so that
@@ -81,6 +99,36 @@ void autotune_retire_open(void);
  * (comms.h). Leaves the site ON or OFF. */
 void autotune_decide(struct auto_site *s, const char *site_id, enum tnbc_op op, MPI_Comm agree,
                      const int *node_of, int64_t calls);
+/* What an ON site's next call is: a function of the site's agreed calls,
+ * the same on every member. */
+enum auto_call {
+    AUTO_CALL_EARLY,   /* goes early (when the agreement says all can) */
+    AUTO_CALL_CHECK,   /* runs blocking: the window's baseline */
+    AUTO_CALL_SAMPLE   /* runs blocking and learns the read order */
+};
+enum auto_call autotune_plan(const struct auto_site *s);
+/* The step the agreement compares besides the phase: the same on every
+ * member exactly when they are at the same call of the site's phase. */
+int autotune_step(const struct auto_site *s);
+/* An agreed call of an ON site, before it runs: records the previous
+ * call's cycle (now_ns: this call's entry) and, when that completed a
+ * window, judges it (collective over agree, as autotune_decide). Returns
+ * 1 when the site is still ON; 0 when it turned OFF (the call then runs
+ * blocking on every member). The profile a candidate of this call was
+ * built from stays valid until the site's next call. */
+int autotune_on_begin(struct auto_site *s, uint64_t now_ns, const char *site_id, enum tnbc_op op,
+                      MPI_Comm agree, const int *node_of, int64_t calls);
+/* After it ran: early = 1 when the members agreed it goes early (the
+ * agreed verdict, the same on every member), 0 when it ran blocking for
+ * another reason (neither kind's sample). A SAMPLE call's record is taken
+ * by autotune_sampled (arguments and program ticks as for
+ * autotune_learned). */
+void autotune_on_end(struct auto_site *s, enum auto_call plan, int early);
+void autotune_sampled(struct auto_site *s, const struct tnbc_args *a, int64_t invocation,
+                      uint64_t entry, uint64_t ret);
+/* One line for people: the site's calls by kind and its last verdict. */
+void autotune_describe(const struct auto_site *s, char *out, size_t len);
+
 /* An agreed call at an OFF site: after a number of them that doubles each
  * time, the site learns again (the program may have changed). */
 void autotune_off_agreed(struct auto_site *s);

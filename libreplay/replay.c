@@ -71,6 +71,7 @@ enum fallback {
                           could overlap, the call would wait for all of it */
     FB_SCHEDULE,       /* the ranks' chunk schedules differ */
     FB_LEARN,          /* TNBC_AUTO: learning the site's read order, or deciding */
+    FB_CHECK,          /* TNBC_AUTO: an ON site's call run blocking to compare */
     FB_RANKS_DIFFER,   /* TNBC_AUTO: the members call from different sites,
                           or are at different steps of one site's learning */
     FB_COUNT
@@ -83,7 +84,7 @@ static const char *const fallback_names[FB_COUNT] = {
     [FB_OTHER_RANK] = "other-rank", [FB_TRIAL] = "trial", [FB_GUARD] = "guard-conflict",
     [FB_AGREE_FAILED] = "agreement-failed", [FB_SMALL] = "no-whole-page",
     [FB_UNSAFE] = "unsafe", [FB_SCHEDULE] = "schedule-differs", [FB_LEARN] = "learning",
-    [FB_RANKS_DIFFER] = "ranks-differ",
+    [FB_RANKS_DIFFER] = "ranks-differ", [FB_CHECK] = "checking",
 };
 
 struct site_stats {
@@ -262,7 +263,8 @@ int tnbc_mode_init(int provided)
         R.op_on[i] = 1;
     if (R.autotune)
         autotune_configure((int)tnbc_env_long("TNBC_AUTO_LEARN", 4, 1, AUTO_LEARN_MAX),
-                           tnbc_env_long("TNBC_AUTO_MIN_BYTES", 65536, 0, 1L << 40));
+                           tnbc_env_long("TNBC_AUTO_MIN_BYTES", 65536, 0, 1L << 40),
+                           (int)tnbc_env_long("TNBC_AUTO_CHECK", 8, AUTO_CHECK_MIN, AUTO_CHECK_MAX));
     for (int i = 0; R.prof && i < R.prof->nsites; i++) {
         int op = tnbc_op_from_name(R.prof->sites[i].op);
         if (op >= 0 && R.prof->sites[i].on)
@@ -676,6 +678,34 @@ static struct comm_priv *comm_state(MPI_Comm comm)
     return cp;
 }
 
+/* An agreed call of an ON site: goes early, or runs blocking to check
+ * the site or to learn its read order again (autotune_plan). */
+static int auto_on_call(const struct tnbc_args *a, struct auto_site *au, enum auto_call plan,
+                        struct nbop *op, int all, const struct comm_priv *cp, struct site_stats *st,
+                        const struct tnbc_site *site, const struct tnbc_profile_site *ps,
+                        const char *why, enum fallback fb, uint64_t entry, uint64_t clock,
+                        void *ip_copy)
+{
+    int rc;
+    if (plan == AUTO_CALL_SAMPLE) {
+        int64_t invocation = st->calls;
+        uint64_t t0 = tnbc_program_ticks();
+        rc = blocking(a, st, FB_LEARN);
+        if (rc == MPI_SUCCESS)
+            autotune_sampled(au, a, invocation, t0, tnbc_program_ticks());
+    } else if (plan == AUTO_CALL_CHECK) {
+        rc = blocking(a, st, FB_CHECK);
+    } else {
+        rc = after_agreement(a, op, all, cp, st, site, ps, why, fb, entry, clock, ip_copy);
+        /* The agreed verdict, not this member's outcome: every member
+         * must file the call under the same kind. */
+        autotune_on_end(au, plan, all == 1);
+        return rc;
+    }
+    autotune_on_end(au, plan, 0);
+    return rc;
+}
+
 /* TNBC_AUTO: the site learns, decides, then runs as it decided
  * (autotune.h). Every member takes the same branch: the agreement carries
  * each one's site key and phase. */
@@ -708,18 +738,27 @@ static int auto_collective(const struct tnbc_args *a, void *caller)
     /* Out of memory: this member's phase is OFF, the others' differ, and
      * every member runs the site's calls blocking. */
     enum auto_phase phase = au ? autotune_phase(au) : AUTO_OFF;
+    enum auto_call plan = phase == AUTO_ON ? autotune_plan(au) : AUTO_CALL_CHECK;
+    uint64_t entry_ns = tnbc_ns_now();
     uint64_t entry = phase_start(), clock = entry;
     struct nbop *op = NULL;
-    if (phase == AUTO_ON)
+    if (phase == AUTO_ON && plan == AUTO_CALL_EARLY)
         op = candidate(a, site, cp, autotune_profile(au), &ps, &why, &fb, &ip_args, &ip_copy);
     phase_end(&clock, PHASE_CANDIDATE);
-    int all = agree(op, p, cp, autotune_key(site->id, a->op), (int)phase);
+    int all = agree(op, p, cp, autotune_key(site->id, a->op), au ? autotune_step(au) : (int)AUTO_OFF);
     phase_end(&clock, PHASE_AGREE);
     cp->seq++;
+    if (all != AGREE_RANKS_DIFFER && phase == AUTO_ON &&
+        !autotune_on_begin(au, entry_ns, site->id, a->op, cp->agree, cp->node_of, st->calls))
+        phase = AUTO_OFF;      /* the check found no gain: on every member */
     autotune_agreed(stream, all == AGREE_RANKS_DIFFER || phase == AUTO_OFF);
-    if (all == AGREE_RANKS_DIFFER) {
+    if (all == AGREE_RANKS_DIFFER || (phase != AUTO_ON && op)) {
         nbop_free(op);
         free(ip_copy);
+        op = NULL;
+        ip_copy = NULL;
+    }
+    if (all == AGREE_RANKS_DIFFER) {
         warn_blocking(st, site, a->op, "the ranks call it from different sites, or are at different steps of learning it");
         return blocking(a, st, FB_RANKS_DIFFER);
     }
@@ -743,7 +782,7 @@ static int auto_collective(const struct tnbc_args *a, void *caller)
     case AUTO_ON:
         break;
     }
-    return after_agreement(a, op, all, cp, st, site, ps, why, fb, entry, clock, ip_copy);
+    return auto_on_call(a, au, plan, op, all, cp, st, site, ps, why, fb, entry, clock, ip_copy);
 }
 
 int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
@@ -847,10 +886,22 @@ static void write_summary(void)
 }
 
 /* TNBC_AUTO at MPI_Finalize: sites that never decided say so (rank 0),
+ * the others report what they did when TNBC_AUTO_REPORT=1 (rank 0's sites),
  * the learned profile is written when asked for (collective), and the
  * sites' learning state is freed. */
+static void report_site(const struct site_stats *s)
+{
+    char fallback[256], state[TNBC_PROFILE_ERRLEN + 64];
+    fallback_text(s, fallback, sizeof fallback);
+    autotune_describe(s->au, state, sizeof state);
+    tnbc_warn("auto: %s at %s: %lld calls, %lld early, blocking: %s; now %s", tnbc_op_name(s->op),
+              s->site->id, (long long)s->calls, (long long)s->early, fallback[0] ? fallback : "none",
+              state);
+}
+
 static void auto_finish(void)
 {
+    int report = tnbc_env_bool("TNBC_AUTO_REPORT", 0);
     struct auto_site **sites = calloc((size_t)(R.stats.nrows ? R.stats.nrows : 1), sizeof *sites);
     int n = 0;
     for (int i = 0; i < R.stats.nrows; i++) {
@@ -862,6 +913,8 @@ static void auto_finish(void)
             tnbc_warn("%s at %s ran blocking: too few calls to learn from (%lld; it decides at call %d)",
                       tnbc_op_name(s->op), s->site->id, (long long)s->calls,
                       autotune_learn_calls() + 1);
+        else if (report && R.rank == 0)
+            report_site(s);
         if (sites)
             sites[n++] = s->au;
     }

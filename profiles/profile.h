@@ -43,6 +43,18 @@ struct tnbc_model {
     char regime;          /* 'a'..'e' as in the design's Figure 1 */
 };
 
+/* A self-tuning run's in-run comparison (libreplay/autotune.c): the
+ * cycle from one call's entry to the next call's, the slowest rank's,
+ * after calls that went early and after calls run blocking to check. */
+struct tnbc_measured {
+    int64_t early;           /* calls that went early */
+    int64_t checked;         /* calls run blocking to check */
+    double cycle_early_ns;   /* median cycle after early calls (last window) */
+    double cycle_blocking_ns;/* median cycle after checking calls (last window) */
+    double saving_call_ns;   /* cycle_blocking_ns - cycle_early_ns (may be < 0) */
+    double z;                /* Mann-Whitney z of "early is faster" (last window) */
+};
+
 /* One node (host) of a site's communicator: its ranks in the order they
  * get the node's network (phase 0 first). Present only for per-source
  * operations whose ranks share a node. */
@@ -92,6 +104,10 @@ struct tnbc_profile_site {
     int has_confidence;
     double confidence, fid_observer_share, fid_steps;
     int64_t fid_dropped;
+    /* What a self-tuning run (tnbc auto) measured while the site was on:
+     * set when has_measured (the optional `measured` line). */
+    int has_measured;
+    struct tnbc_measured measured;
 };
 
 /* The piece size (bytes) of a profile without a `piece` line: the one

@@ -508,6 +508,33 @@ static int parse_node(struct reader *r, struct tnbc_profile_site *s, char *place
     return 0;
 }
 
+/* `measured early E checked B cycle_early_ns X cycle_blocking_ns X
+ * saving_call_ns X z X` (a self-tuning run's, optional, at most once). */
+static int parse_measured(struct reader *r, struct tnbc_profile_site *s)
+{
+    static const char *const keys[] = {"early", "checked", "cycle_early_ns", "cycle_blocking_ns",
+                                       "saving_call_ns", "z"};
+    struct tnbc_measured *m = &s->measured;
+    if (s->has_measured)
+        return fail(r, "measured: a second 'measured' line in site '%s'", s->site);
+    if (r->ntok != 13)
+        return fail(r, "measured: expected 'measured early E checked B cycle_early_ns X "
+                       "cycle_blocking_ns X saving_call_ns X z X'");
+    for (int i = 0; i < 6; i++)
+        if (strcmp(r->tok[1 + 2 * i], keys[i]) != 0)
+            return fail(r, "measured: expected '%s' as key %d, found '%s'", keys[i], i + 1,
+                        r->tok[1 + 2 * i]);
+    if (get_i64(r, r->tok[2], 0, INT64_MAX, &m->early, "early") < 0 ||
+        get_i64(r, r->tok[4], 0, INT64_MAX, &m->checked, "checked") < 0 ||
+        get_dbl(r, r->tok[6], 0, HUGE_VAL, 0, &m->cycle_early_ns, "cycle_early_ns") < 0 ||
+        get_dbl(r, r->tok[8], 0, HUGE_VAL, 0, &m->cycle_blocking_ns, "cycle_blocking_ns") < 0 ||
+        get_dbl(r, r->tok[10], -HUGE_VAL, HUGE_VAL, 0, &m->saving_call_ns, "saving_call_ns") < 0 ||
+        get_dbl(r, r->tok[12], -HUGE_VAL, HUGE_VAL, 0, &m->z, "z") < 0)
+        return -1;
+    s->has_measured = 1;
+    return 0;
+}
+
 /* Lines after `model` up to `end`, in any order. */
 static int parse_tail(struct reader *r, struct tnbc_profile_site *s)
 {
@@ -539,9 +566,11 @@ static int parse_tail(struct reader *r, struct tnbc_profile_site *s)
             parse_vhash(r, s);
         } else if (strcmp(k, "node") == 0) {
             parse_node(r, s, placed);
+        } else if (strcmp(k, "measured") == 0) {
+            parse_measured(r, s);
         } else {
             fail(r, "unknown keyword '%s' in site '%s' (expected rank_order, vhash, "
-                    "recv_prio, send_prio, node or end)",
+                    "recv_prio, send_prio, node, measured or end)",
                  k, s->site);
         }
     }

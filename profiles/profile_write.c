@@ -74,6 +74,16 @@ static void put_model(FILE *f, const struct tnbc_model *m)
     fprintf(f, " regime %c\n", m->regime ? m->regime : '-');
 }
 
+static void put_measured(FILE *f, const struct tnbc_measured *m)
+{
+    fprintf(f, "  measured early %lld checked %lld", (long long)m->early, (long long)m->checked);
+    put_num(f, "cycle_early_ns", m->cycle_early_ns);
+    put_num(f, "cycle_blocking_ns", m->cycle_blocking_ns);
+    put_num(f, "saving_call_ns", m->saving_call_ns);
+    put_num(f, "z", m->z);
+    fputc('\n', f);
+}
+
 static void put_prio_rows(FILE *f, const char *key, const struct tnbc_profile_site *s,
                           const int *rows, int n)
 {
@@ -108,6 +118,8 @@ static void put_site(FILE *f, const struct tnbc_profile_site *s)
     if (s->has_confidence)
         fprintf(f, "  # confidence %.2f observer_share %.3f steps %.0f dropped %lld\n",
                 s->confidence, s->fid_observer_share, s->fid_steps, (long long)s->fid_dropped);
+    if (s->has_measured)
+        put_measured(f, &s->measured);
     for (int r = 0; s->rank_order && r < s->comm_size; r++) {
         if (!s->rank_order[r])
             continue;

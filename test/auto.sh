@@ -39,17 +39,24 @@ calls_of() {
 # Forced on (and calls of 16 KiB and more taking part), every site of a
 # program written the ordinary way (unaligned
 # malloc'd buffers, a backwards read, a bcast on a split communicator, an
-# allreduce) learns 4 calls, decides at the 5th and goes early from the
-# 6th on: 20 calls, 15 early, 5 learning, on every rank; the same bytes.
+# allreduce) learns 4 calls, decides at the 5th and is on from the 6th:
+# of those 15 calls some run blocking to check the site (at least one in
+# 8, at places drawn alike on every rank) and the rest go early; every
+# rank and site counts the same; the same bytes.
 check_user_forced_on() {
     plain_and_auto user 4 TNBC_AUTO_DECIDE=on TNBC_AUTO_MIN_BYTES=16384 -- --oversubscribe "$P/replay/auto_user" 20 32768 || return 1
-    local r op
+    local r op got want=""
     for r in 0 1 2 3; do
         for op in alltoall bcast allreduce; do
-            [[ $(calls_of user $op $r) == "20:15:learning:5" ]] ||
-                { echo "rank $r $op: calls:early:fallback $(calls_of user $op $r), want 20:15:learning:5"; return 1; }
+            got=$(calls_of user $op $r)
+            [[ -z $want || $got == "$want" ]] || { echo "rank $r $op: calls:early:fallback $got, elsewhere $want"; return 1; }
+            want=$got
         done
     done
+    [[ $want =~ ^20:([0-9]+):learning:5\ checking:([0-9]+)$ ]] &&
+        (( BASH_REMATCH[1] + BASH_REMATCH[2] == 15 && BASH_REMATCH[2] >= 1 )) ||
+        { echo "calls:early:fallback $want, want 20:E:learning:5 checking:C with E + C = 15, C >= 1"; return 1; }
+    echo "every rank and site: $want"
     # The learned profile has the four sites (the bcast's on each half
     # communicator, told apart by shape), on, and runs as a profile.
     [[ $(grep -c '^  decision on forced on by TNBC_AUTO_DECIDE' "$W/user.profile") == 4 ]] ||
@@ -88,6 +95,47 @@ check_model_off() {
     [[ $got == "30:0:off:25 learning:5" ]] || { echo "alltoall calls:early:fallback $got"; return 1; }
 }
 
+# Forced on where an early return has nothing to overlap (the program
+# reads one element per block and computes nothing): the site's own check
+# measures the calls after early returns against those after its blocking
+# ones (one in 2 calls) and turns it off at the first window's end; the
+# learned profile and the end-of-run report say so with the numbers.
+check_measured_off() {
+    plain_and_auto moff 2 TNBC_AUTO_DECIDE=on TNBC_AUTO_LEARN=2 TNBC_AUTO_CHECK=2 -- \
+        "$P/replay/auto_phases" 60 65536 30 touch || return 1
+    grep -q '^  decision off measured in this run: .* no significant gain)$' "$W/moff.profile" &&
+        grep -q '^  measured early 7 checked 8 ' "$W/moff.profile" ||
+        { echo "profile:"; cat "$W/moff.profile"; return 1; }
+    grep -q '^tnbc\[0\]: auto: alltoall at auto_phases+0x[0-9a-f]*: 60 calls, 7 early, blocking: off:[0-9]* learning:4 checking:8; now off: measured in this run' "$W/moff.err" ||
+        { echo "report:"; cat "$W/moff.err"; return 1; }
+    grep -m1 '^  decision' "$W/moff.profile"
+}
+
+# The read order changes halfway (blocks first to last, then last to
+# first): the site learns the new order from the sample each window's
+# last call takes, and the learned profile records the later order; a run
+# that never switches keeps the first. The verdicts are forced to "gain"
+# (TNBC_TEST_AUTO_VERDICT, the sanitizer build's test hook), so that the
+# site stays on whatever this machine's timings say.
+check_order_follows() {
+    local asan; asan=$(gcc -print-file-name=libasan.so)
+    [[ -f "$asan" && -f "$BUILD_ASAN/lib/libtnbc-replay.so" ]] || { echo "no ASan build"; return 1; }
+    local sw want
+    for sw in 60:"2 1 0" 1000:"0 1 2"; do
+        want=${sw#*:} sw=${sw%%:*}
+        t_mpirun 3 --oversubscribe "$P/replay/auto_phases" 120 65536 "$sw" sweep > "$W/ph$sw.plain" || return 1
+        t_mpirun 3 --oversubscribe -x LD_PRELOAD="$asan:$PWD/$BUILD_ASAN/lib/libtnbc-replay.so" \
+            -x TNBC_AUTO=1 -x TNBC_AUTO_DECIDE=on -x TNBC_AUTO_LEARN=2 -x TNBC_AUTO_CHECK=2 \
+            -x TNBC_TEST_AUTO_VERDICT=gain -x TNBC_AUTO_PROFILE_OUT="$W/ph$sw.profile" \
+            -x ASAN_OPTIONS=detect_leaks=0 "$P/replay/auto_phases" 120 65536 "$sw" sweep \
+            > "$W/ph$sw.auto" 2> "$W/ph$sw.err" || { echo "auto run failed"; tail -20 "$W/ph$sw.err"; return 1; }
+        cmp -s "$W/ph$sw.plain" "$W/ph$sw.auto" || { echo "results differ (switch at $sw)"; return 1; }
+        grep -q "^  order consensus $want\$" "$W/ph$sw.profile" && grep -q '^  decision on ' "$W/ph$sw.profile" ||
+            { echo "switch at $sw: want order $want, profile:"; cat "$W/ph$sw.profile"; return 1; }
+        echo "switch at call $sw: $(grep '^  order' "$W/ph$sw.profile")"
+    done
+}
+
 # A site with fewer calls than it learns from stays blocking and says so.
 check_too_few_calls() {
     plain_and_auto few 2 -- "$P/replay/auto_user" 3 32768 || return 1
@@ -119,9 +167,12 @@ check_ranks_agree() {
     echo "alltoall on every rank: $want; $(grep -m1 '^  decision' "$W/skew.profile")"
 }
 
-t_run "ordinary program, forced on: learns 4, decides, 15 of 20 early, same bytes" check_user_forced_on
+t_run "ordinary program, forced on: learns 4, decides, early or checking from the 6th, same bytes" check_user_forced_on
 t_run "every operation forced on: integrity checks and checksums as plain" check_integrity_forced_on
 t_run "early return cannot gain: site off, says why, never early" check_model_off
+t_run "forced on, measured no gain: the check turns it off and says why" check_measured_off
+t_openmpi_only "the read order changes halfway" "the sanitizer build is an Open MPI build" &&
+    t_run "the read order changes halfway: the learned profile has the later one" check_order_follows
 t_run "too few calls to learn from: blocking, said" check_too_few_calls
 t_openmpi_only "ranks measuring differently still agree" "the sanitizer build is an Open MPI build" &&
     t_run "ranks measuring differently still agree" check_ranks_agree

@@ -9,6 +9,7 @@ source test/lib.sh
 : "${BUILD:=build}"
 
 t_cmocka "$BUILD/analyzer/test/test_profile"
+t_cmocka "$BUILD/analyzer/test/test_stats"
 BUILD=$BUILD t_cmocka analyzer/test/test_analyzer.py
 
 # End to end on a real traced MPI program (libtrace, tnbc-merge):

@@ -72,6 +72,8 @@ static const char good[] =
     "  agreement identical 0.75 tau 0.9 samples 20\n"
     "  model tcomm_ns 5000 dcomm 1000 rcomm 200000000 tcurc_ns 0 rcrc 100000000 tinit_ns 100 "
     "toverlap_ns 4900 saving_call_ns 4900 saving_run_ns 24500 regime b\n"
+    "  measured early 40 checked 6 cycle_early_ns 1200000 cycle_blocking_ns 1500000.5 "
+    "saving_call_ns 300000.5 z 3.25\n"
     "  vhash 1 0x3addc9c9d5ff7e55\n"
     "  recv_prio 0 0 1 2 3\n"
     "  recv_prio 1 0 1 2 3\n"
@@ -172,6 +174,23 @@ static void test_fields(void **state)
 
 /* `piece`: the analyzer's piece size; a profile without the line (older
  * analyzers) means the 32 KiB they all assumed. */
+/* A self-tuning run's measurement (the `measured` line) reads back. */
+static void test_measured(void **state)
+{
+    (void)state;
+    struct tnbc_profile *p = parse_good();
+    assert_false(p->sites[0].has_measured);
+    const struct tnbc_profile_site *s = &p->sites[2];
+    assert_true(s->has_measured);
+    assert_int_equal(s->measured.early, 40);
+    assert_int_equal(s->measured.checked, 6);
+    assert_float_equal(s->measured.cycle_early_ns, 1200000, 0);
+    assert_float_equal(s->measured.cycle_blocking_ns, 1500000.5, 0);
+    assert_float_equal(s->measured.saving_call_ns, 300000.5, 0);
+    assert_float_equal(s->measured.z, 3.25, 0);
+    tnbc_profile_free(p);
+}
+
 static void test_piece(void **state)
 {
     (void)state;
@@ -314,12 +333,17 @@ static const struct bad bads[] = {
     {"  recv_prio * 0 1 2 3\n", "  recv_prio 0 0 1 2 3\n", "38: recv_prio: a single-block operation"},
     {"  node A 1 0\n", "  node A 1 3\n", "26: node: rank 3 is on two nodes"},
     {"  node A 1 0\n", "  bogus 1\n", "25: unknown keyword 'bogus'"},
-    {"  vhash 1", "  vhash 1 0x12\n  x", "51: vhash: '0x12' is not 0x and 16 hex digits"},
+    {"  vhash 1", "  vhash 1 0x12\n  x", "52: vhash: '0x12' is not 0x and 16 hex digits"},
     {"site app+0x99 alltoallv", "site app+0x1a2b alltoall", "42: site 'app+0x1a2b' alltoall appears twice"},
     {"site app+0x99 alltoallv", "site app+0x99 alltoallz", "42: site: unknown operation 'alltoallz'"},
     {"site app+0x99 alltoallv\n", "site app+0x99 alltoallv\nend\n", "43: expected 'comm_size', found 'end'"},
     {"world_size 4\n", "world_size 4\r\n", "3: carriage return"},
     {"piece 32768", "piece -1", "5: piece: -1 is outside 0..1073741824"},
+    {"  vhash 1", "  measured early 1 checked 1 cycle_early_ns 1 cycle_blocking_ns 1 saving_call_ns 0 z 0\n  vhash 1",
+     "52: measured: a second 'measured' line in site 'app+0x99'"},
+    {"measured early 40", "measured early -40", "51: early: -40 is outside 0.."},
+    {"checked 6 cycle_early_ns", "checked 6 cycle_late_ns", "51: measured: expected 'cycle_early_ns' as key 3"},
+    {" z 3.25\n", "\n", "51: measured: expected 'measured early E checked B"},
     {"piece 32768", "piece 32k", "5: piece: '32k' is not an integer"},
     {"piece 32768", "piece 1 2", "5: 'piece' takes one value (bytes)"},
     {"site app+0x99 alltoallv\n", "piece 4096\nsite app+0x99 alltoallv\n", "42: expected 'site', found 'piece'"},
@@ -423,7 +447,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_priorities),    cmocka_unit_test(test_check),
         cmocka_unit_test(test_bad_profiles),  cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_nul_and_files), cmocka_unit_test(test_vhash),
-        cmocka_unit_test(test_piece),
+        cmocka_unit_test(test_piece),         cmocka_unit_test(test_measured),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
