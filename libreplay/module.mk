@@ -37,6 +37,13 @@ BENCH_SUITES += tnbc
 bench-tnbc: $(REPLAY_LIB) $(TRACE_LIB) $(MERGE_BIN) $(ANALYZER_BIN) $(BENCH_BINS)
 	@BUILD=$(BUILD) bench/tnbc-bench.sh
 
+# tnbc auto against plain, MPI-3 and the three-step workflow, 64 calls
+# per site (docs/bench.md).
+BENCH_SUITES += auto
+.PHONY: bench-auto
+bench-auto: $(REPLAY_LIB) $(TRACE_LIB) $(MERGE_BIN) $(ANALYZER_BIN) $(BENCH_BINS)
+	@BUILD=$(BUILD) bench/auto-bench.sh
+
 # No cost when off: plain against an all-off profile, paired (issue 16).
 BENCH_SUITES += off
 .PHONY: bench-off
