@@ -38,17 +38,17 @@ struct learn_rec {
 
 /* An ON site's current window (autotune.h): per call, its cycle (entry
  * to the next call's entry, ns) and its kind. Invariants: 2 <= every <=
- * AUTO_CHECK_MAX, len == CHECK_BLOCKS * every, 0 <= at <= len, and
- * full == (at == len). */
+ * AUTO_CHECK_MAX, len == CHECK_BLOCKS * every, 0 <= at <= len; at == len:
+ * the window is complete and the next call judges it. */
 #define CHECK_BLOCKS 8
 #define WINDOW_MAX (CHECK_BLOCKS * AUTO_CHECK_MAX)
 enum { KIND_EARLY, KIND_CHECK, KIND_OTHER };
 
 struct auto_window {
-    int every, len, at, full;
+    int every, len, at;
     int judging;                       /* the current call judged the last window */
     int64_t number;                    /* windows begun (seeds the positions) */
-    uint64_t last_entry_ns;            /* the previous call's entry; 0: none */
+    uint64_t last_entry_ns;            /* the previous call's entry (when at > 0) */
     int64_t cycle[WINDOW_MAX];
     unsigned char kind[WINDOW_MAX];
 };
@@ -675,8 +675,6 @@ static void window_open(struct auto_window *w, int every)
     w->every = every;
     w->len = CHECK_BLOCKS * every;
     w->at = 0;
-    w->full = 0;
-    w->last_entry_ns = 0;
 }
 
 /* The checking call's place in run `block` of the window: drawn from the
@@ -698,7 +696,7 @@ enum auto_call autotune_plan(const struct auto_site *s)
 {
     const struct auto_window *w = &s->win;
     assert(s->phase == AUTO_ON);
-    if (w->full)
+    if (w->at == w->len)
         return AUTO_CALL_EARLY;          /* the next window's first call */
     if (w->at == w->len - 1)
         return AUTO_CALL_SAMPLE;
@@ -708,23 +706,30 @@ enum auto_call autotune_plan(const struct auto_site *s)
 
 int autotune_step(const struct auto_site *s)
 {
-    int step = s->phase == AUTO_ON ? (s->win.full ? 0 : s->win.at) : s->learned;
+    int step = s->phase == AUTO_ON ? s->win.at % s->win.len : s->learned;
     return (int)s->phase + 4 * step;
 }
 
-/* The site off after a verdict: the profile says so (it is written out). */
+/* A verdict's decision and reason, in the site and in its profile (which
+ * is written out). */
+static void set_verdict(struct auto_site *s, int on, const char *why)
+{
+    set_reason(s, why);
+    if (s->prof) {
+        struct tnbc_profile_site *ps = &s->prof->sites[0];
+        ps->on = on;
+        free(ps->reason);
+        ps->reason = strdup(why);
+    }
+}
+
+/* The site off after a verdict. */
 static void turn_off(struct auto_site *s, const char *why)
 {
     rec_free(&s->rec[0]);     /* the window's sample */
     s->phase = AUTO_OFF;
     s->off_calls = 0;
-    set_reason(s, why);
-    if (s->prof) {
-        struct tnbc_profile_site *ps = &s->prof->sites[0];
-        ps->on = 0;
-        free(ps->reason);
-        ps->reason = strdup(why);
-    }
+    set_verdict(s, 0, why);
 }
 
 /* The window's sample, analyzed as DECIDE analyzes the learning calls
@@ -763,7 +768,7 @@ static void judge(struct auto_site *s, const char *site_id, enum tnbc_op op, MPI
     double e[WINDOW_MAX], b[WINDOW_MAX];
     int ne = 0, nb = 0;
     char why[TNBC_PROFILE_ERRLEN];
-    assert(w->full && w->len <= WINDOW_MAX);
+    assert(w->at == w->len && w->len <= WINDOW_MAX);
     if (PMPI_Allreduce(w->cycle, slowest, w->len, MPI_INT64_T, MPI_MAX, agree) != MPI_SUCCESS) {
         turn_off(s, "the self-check's MPI call failed");
         return;
@@ -807,30 +812,25 @@ static void judge(struct auto_site *s, const char *site_id, enum tnbc_op op, MPI
         return;
     }
     adopt_sample(s, site_id, op, agree, node_of, calls);
-    struct tnbc_profile_site *ps = &s->prof->sites[0];
-    ps->on = 1;               /* the measurement outranks the model */
-    free(ps->reason);
-    ps->reason = strdup(why);
-    set_reason(s, why);
+    set_verdict(s, 1, why);   /* the measurement outranks the model */
 }
 
 int autotune_on_begin(struct auto_site *s, uint64_t now_ns, const char *site_id, enum tnbc_op op,
                       MPI_Comm agree, const int *node_of, int64_t calls)
 {
     struct auto_window *w = &s->win;
-    assert(s->phase == AUTO_ON && w->at <= w->len && w->full == (w->at == w->len));
+    assert(s->phase == AUTO_ON && w->at <= w->len);
     tnbc_profile_free(s->retired);
     s->retired = NULL;
     if (w->at > 0)
         w->cycle[w->at - 1] = (int64_t)(now_ns - w->last_entry_ns);
     w->last_entry_ns = now_ns;
-    if (!w->full)
+    if (w->at < w->len)
         return 1;
     int every = w->every;
     judge(s, site_id, op, agree, node_of, calls);
     w->number++;
     window_open(w, every < AUTO_CHECK_MAX ? 2 * every : AUTO_CHECK_MAX);
-    w->last_entry_ns = now_ns;
     w->judging = 1;           /* this call's cycle holds the verdict's own cost */
     return s->phase == AUTO_ON;
 }
@@ -847,7 +847,7 @@ void autotune_on_end(struct auto_site *s, enum auto_call plan, int early)
     w->judging = 0;
     s->measured.early += went;
     s->measured.checked += plan == AUTO_CALL_CHECK;
-    w->full = ++w->at == w->len;
+    w->at++;
 }
 
 void autotune_sampled(struct auto_site *s, const struct tnbc_args *a, int64_t invocation,

@@ -678,6 +678,20 @@ static struct comm_priv *comm_state(MPI_Comm comm)
     return cp;
 }
 
+/* A call that runs blocking and then learns the read order: `learned`
+ * (autotune_learned or autotune_sampled) guards its receive pages. */
+static int learning_call(const struct tnbc_args *a, struct site_stats *st, struct auto_site *au,
+                         void (*learned)(struct auto_site *, const struct tnbc_args *, int64_t,
+                                         uint64_t, uint64_t))
+{
+    int64_t invocation = st->calls;
+    uint64_t t0 = tnbc_program_ticks();
+    int rc = blocking(a, st, FB_LEARN);
+    if (rc == MPI_SUCCESS)
+        learned(au, a, invocation, t0, tnbc_program_ticks());
+    return rc;
+}
+
 /* An agreed call of an ON site: goes early, or runs blocking to check
  * the site or to learn its read order again (autotune_plan). */
 static int auto_on_call(const struct tnbc_args *a, struct auto_site *au, enum auto_call plan,
@@ -688,11 +702,7 @@ static int auto_on_call(const struct tnbc_args *a, struct auto_site *au, enum au
 {
     int rc;
     if (plan == AUTO_CALL_SAMPLE) {
-        int64_t invocation = st->calls;
-        uint64_t t0 = tnbc_program_ticks();
-        rc = blocking(a, st, FB_LEARN);
-        if (rc == MPI_SUCCESS)
-            autotune_sampled(au, a, invocation, t0, tnbc_program_ticks());
+        rc = learning_call(a, st, au, autotune_sampled);
     } else if (plan == AUTO_CALL_CHECK) {
         rc = blocking(a, st, FB_CHECK);
     } else {
@@ -763,14 +773,8 @@ static int auto_collective(const struct tnbc_args *a, void *caller)
         return blocking(a, st, FB_RANKS_DIFFER);
     }
     switch (phase) {
-    case AUTO_LEARN: {
-        int64_t invocation = st->calls;
-        uint64_t t0 = tnbc_program_ticks();
-        int rc = blocking(a, st, FB_LEARN);
-        if (rc == MPI_SUCCESS)
-            autotune_learned(au, a, invocation, t0, tnbc_program_ticks());
-        return rc;
-    }
+    case AUTO_LEARN:
+        return learning_call(a, st, au, autotune_learned);
     case AUTO_DECIDE:
         autotune_decide(au, site->id, a->op, cp->agree, cp->node_of, st->calls);
         return blocking(a, st, FB_LEARN);
@@ -885,10 +889,7 @@ static void write_summary(void)
     R.db = NULL;
 }
 
-/* TNBC_AUTO at MPI_Finalize: sites that never decided say so (rank 0),
- * the others report what they did when TNBC_AUTO_REPORT=1 (rank 0's sites),
- * the learned profile is written when asked for (collective), and the
- * sites' learning state is freed. */
+/* TNBC_AUTO_REPORT: one line for people on what a site did. */
 static void report_site(const struct site_stats *s)
 {
     char fallback[256], state[TNBC_PROFILE_ERRLEN + 64];
@@ -899,6 +900,10 @@ static void report_site(const struct site_stats *s)
               state);
 }
 
+/* TNBC_AUTO at MPI_Finalize: sites that never decided say so (rank 0),
+ * the others report what they did when TNBC_AUTO_REPORT=1 (rank 0's sites),
+ * the learned profile is written when asked for (collective), and the
+ * sites' learning state is freed. */
 static void auto_finish(void)
 {
     int report = tnbc_env_bool("TNBC_AUTO_REPORT", 0);

@@ -30,6 +30,24 @@ plain_and_auto() {
         { echo "results differ:"; diff "$W/$name.plain" "$W/$name.auto"; return 1; }
 }
 
+# hooked_plain_and_auto NAME NP [-x VAR=VALUE...] -- PROGRAM ARGS...: as
+# plain_and_auto, on NP ranks (oversubscribed), but with the sanitizer
+# build's library (its test hooks) preloaded directly, the -x options
+# passed to mpirun.
+hooked_plain_and_auto() {
+    local name=$1 np=$2 opts=(); shift 2
+    while [[ $1 != -- ]]; do opts+=("$1"); shift; done
+    shift
+    local asan; asan=$(gcc -print-file-name=libasan.so)
+    [[ -f "$asan" && -f "$BUILD_ASAN/lib/libtnbc-replay.so" ]] || { echo "no ASan build"; return 1; }
+    t_mpirun "$np" --oversubscribe "$@" > "$W/$name.plain" || { echo "plain run failed"; return 1; }
+    t_mpirun "$np" --oversubscribe -x LD_PRELOAD="$asan:$PWD/$BUILD_ASAN/lib/libtnbc-replay.so" \
+        -x TNBC_AUTO=1 -x ASAN_OPTIONS=detect_leaks=0 "${opts[@]}" "$@" > "$W/$name.auto" 2> "$W/$name.err" ||
+        { echo "auto run failed"; tail -20 "$W/$name.err"; return 1; }
+    cmp -s "$W/$name.plain" "$W/$name.auto" ||
+        { echo "results differ:"; diff "$W/$name.plain" "$W/$name.auto"; return 1; }
+}
+
 # calls_of NAME OP RANK: "calls:early:fallback" of OP's sites on RANK.
 calls_of() {
     q "$W/$1.d/rank-$(printf %06d "$3").db" \
@@ -118,18 +136,12 @@ check_measured_off() {
 # (TNBC_TEST_AUTO_VERDICT, the sanitizer build's test hook), so that the
 # site stays on whatever this machine's timings say.
 check_order_follows() {
-    local asan; asan=$(gcc -print-file-name=libasan.so)
-    [[ -f "$asan" && -f "$BUILD_ASAN/lib/libtnbc-replay.so" ]] || { echo "no ASan build"; return 1; }
     local sw want
     for sw in 60:"2 1 0" 1000:"0 1 2"; do
         want=${sw#*:} sw=${sw%%:*}
-        t_mpirun 3 --oversubscribe "$P/replay/auto_phases" 120 65536 "$sw" sweep > "$W/ph$sw.plain" || return 1
-        t_mpirun 3 --oversubscribe -x LD_PRELOAD="$asan:$PWD/$BUILD_ASAN/lib/libtnbc-replay.so" \
-            -x TNBC_AUTO=1 -x TNBC_AUTO_DECIDE=on -x TNBC_AUTO_LEARN=2 -x TNBC_AUTO_CHECK=2 \
-            -x TNBC_TEST_AUTO_VERDICT=gain -x TNBC_AUTO_PROFILE_OUT="$W/ph$sw.profile" \
-            -x ASAN_OPTIONS=detect_leaks=0 "$P/replay/auto_phases" 120 65536 "$sw" sweep \
-            > "$W/ph$sw.auto" 2> "$W/ph$sw.err" || { echo "auto run failed"; tail -20 "$W/ph$sw.err"; return 1; }
-        cmp -s "$W/ph$sw.plain" "$W/ph$sw.auto" || { echo "results differ (switch at $sw)"; return 1; }
+        hooked_plain_and_auto "ph$sw" 3 -x TNBC_AUTO_DECIDE=on -x TNBC_AUTO_LEARN=2 -x TNBC_AUTO_CHECK=2 \
+            -x TNBC_TEST_AUTO_VERDICT=gain -x TNBC_AUTO_PROFILE_OUT="$W/ph$sw.profile" -- \
+            "$P/replay/auto_phases" 120 65536 "$sw" sweep || { echo "(switch at $sw)"; return 1; }
         grep -q "^  order consensus $want\$" "$W/ph$sw.profile" && grep -q '^  decision on ' "$W/ph$sw.profile" ||
             { echo "switch at $sw: want order $want, profile:"; cat "$W/ph$sw.profile"; return 1; }
         echo "switch at call $sw: $(grep '^  order' "$W/ph$sw.profile")"
@@ -149,15 +161,8 @@ check_too_few_calls() {
 # build's test hook); every rank runs the site the same way (the same
 # early count), with the results of the plain run.
 check_ranks_agree() {
-    local asan; asan=$(gcc -print-file-name=libasan.so)
-    [[ -f "$asan" && -f "$BUILD_ASAN/lib/libtnbc-replay.so" ]] || { echo "no ASan build"; return 1; }
-    t_mpirun 3 --oversubscribe "$P/replay/auto_user" 12 32768 > "$W/skew.plain" || return 1
-    t_mpirun 3 --oversubscribe -x LD_PRELOAD="$asan:$PWD/$BUILD_ASAN/lib/libtnbc-replay.so" \
-        -x TNBC_AUTO=1 -x TNBC_TEST_AUTO_SKEW_RANK=1 -x TNBC_REPLAY_DIR="$W/skew.d" \
-        -x TNBC_AUTO_PROFILE_OUT="$W/skew.profile" -x ASAN_OPTIONS=detect_leaks=0 \
-        "$P/replay/auto_user" 12 32768 > "$W/skew.auto" 2> "$W/skew.err" ||
-        { echo "auto run failed"; tail -20 "$W/skew.err"; return 1; }
-    cmp -s "$W/skew.plain" "$W/skew.auto" || { echo "results differ"; return 1; }
+    hooked_plain_and_auto skew 3 -x TNBC_TEST_AUTO_SKEW_RANK=1 -x TNBC_REPLAY_DIR="$W/skew.d" \
+        -x TNBC_AUTO_PROFILE_OUT="$W/skew.profile" -- "$P/replay/auto_user" 12 32768 || return 1
     local r got want=""
     for r in 0 1 2; do
         got=$(calls_of skew alltoall $r)
