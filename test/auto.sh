@@ -113,15 +113,20 @@ check_model_off() {
     [[ $got == "30:0:off:25 learning:5" ]] || { echo "alltoall calls:early:fallback $got"; return 1; }
 }
 
-# Forced on where an early return has nothing to overlap (the program
-# reads one element per block and computes nothing): the site's own check
-# measures the calls after early returns against those after its blocking
-# ones (one in 2 calls) and turns it off at the first window's end; the
-# learned profile and the end-of-run report say so with the numbers.
+# A site forced on whose check finds no gain: at the first window's end
+# (8 early calls, 8 checking, the sample; one in 2 calls checks) it turns
+# off, and the learned profile (decision, `measured` line) and the
+# end-of-run report say so with the window's numbers; the output is the
+# plain run's. The verdict itself is forced to "loss"
+# (TNBC_TEST_AUTO_VERDICT): whether early returns gain depends on the
+# machine's load (on a loaded 2-core machine even this program, which
+# reads one element per block, gained), and the statistic is tested on
+# its own (analyzer/test/test_stats.c).
 check_measured_off() {
-    plain_and_auto moff 2 TNBC_AUTO_DECIDE=on TNBC_AUTO_LEARN=2 TNBC_AUTO_CHECK=2 -- \
+    hooked_plain_and_auto moff 2 -x TNBC_AUTO_DECIDE=on -x TNBC_AUTO_LEARN=2 -x TNBC_AUTO_CHECK=2 \
+        -x TNBC_TEST_AUTO_VERDICT=loss -x TNBC_AUTO_REPORT=1 -x TNBC_AUTO_PROFILE_OUT="$W/moff.profile" -- \
         "$P/replay/auto_phases" 60 65536 30 touch || return 1
-    grep -q '^  decision off measured in this run: .* no significant gain)$' "$W/moff.profile" &&
+    grep -q '^  decision off measured in this run: .* after early calls, .* after blocking ones (medians of 7 and 8; Mann-Whitney z .*, verdict forced by TNBC_TEST_AUTO_VERDICT)$' "$W/moff.profile" &&
         grep -q '^  measured early 7 checked 8 ' "$W/moff.profile" ||
         { echo "profile:"; cat "$W/moff.profile"; return 1; }
     grep -q '^tnbc\[0\]: auto: alltoall at auto_phases+0x[0-9a-f]*: 60 calls, 7 early, blocking: off:[0-9]* learning:4 checking:8; now off: measured in this run' "$W/moff.err" ||
@@ -175,7 +180,8 @@ check_ranks_agree() {
 t_run "ordinary program, forced on: learns 4, decides, early or checking from the 6th, same bytes" check_user_forced_on
 t_run "every operation forced on: integrity checks and checksums as plain" check_integrity_forced_on
 t_run "early return cannot gain: site off, says why, never early" check_model_off
-t_run "forced on, measured no gain: the check turns it off and says why" check_measured_off
+t_openmpi_only "forced on, the check finds no gain" "the sanitizer build is an Open MPI build" &&
+    t_run "forced on, the check finds no gain: off, profile and report say why" check_measured_off
 t_openmpi_only "the read order changes halfway" "the sanitizer build is an Open MPI build" &&
     t_run "the read order changes halfway: the learned profile has the later one" check_order_follows
 t_run "too few calls to learn from: blocking, said" check_too_few_calls
