@@ -46,7 +46,7 @@ enum { KIND_EARLY, KIND_CHECK, KIND_OTHER };
 
 struct auto_window {
     int every, len, at;
-    int judging;                       /* the current call judged the last window */
+    int judging;                       /* the current call judged the last window or decided */
     int64_t number;                    /* windows begun (seeds the positions) */
     uint64_t last_entry_ns;            /* the previous call's entry (when at > 0) */
     int64_t cycle[WINDOW_MAX];
@@ -657,8 +657,10 @@ void autotune_decide(struct auto_site *s, const char *site_id, enum tnbc_op op, 
     const struct tnbc_profile_site *ps = &s->prof->sites[0];
     s->phase = ps->on ? AUTO_ON : AUTO_OFF;
     set_reason(s, ps->reason ? ps->reason : "");
-    if (s->phase == AUTO_ON)
+    if (s->phase == AUTO_ON) {
         window_open(&s->win, A.check_every);
+        s->win.judging = 1;   /* this call goes early, but its cycle holds the decision's cost */
+    }
 }
 
 /* ---- an ON site checks itself ------------------------------------------- */

@@ -38,6 +38,7 @@
 #include "runinfo.h"
 #include "tracedb.h"
 
+#include <assert.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
@@ -262,9 +263,9 @@ int tnbc_mode_init(int provided)
     for (int i = 0; R.autotune && i < TNBC_OP_COUNT; i++)
         R.op_on[i] = 1;
     if (R.autotune)
-        autotune_configure((int)tnbc_env_long("TNBC_AUTO_LEARN", 4, 1, AUTO_LEARN_MAX),
+        autotune_configure((int)tnbc_env_long("TNBC_AUTO_LEARN", 2, 1, AUTO_LEARN_MAX),
                            tnbc_env_long("TNBC_AUTO_MIN_BYTES", 65536, 0, 1L << 40),
-                           (int)tnbc_env_long("TNBC_AUTO_CHECK", 8, AUTO_CHECK_MIN, AUTO_CHECK_MAX));
+                           (int)tnbc_env_long("TNBC_AUTO_CHECK", 16, AUTO_CHECK_MIN, AUTO_CHECK_MAX));
     for (int i = 0; R.prof && i < R.prof->nsites; i++) {
         int op = tnbc_op_from_name(R.prof->sites[i].op);
         if (op >= 0 && R.prof->sites[i].on)
@@ -716,6 +717,41 @@ static int auto_on_call(const struct tnbc_args *a, struct auto_site *au, enum au
     return rc;
 }
 
+/* The DECIDE call of a site the analysis turned on goes early itself,
+ * rather than after it (one call fewer without the saving per site): a
+ * second agreement settles its cuts, as an ON call's does; the first ran
+ * before the decision, with no candidate. Every member parsed the same
+ * site, so all take this path, and a member whose state differs (out of
+ * memory) differs in its step: the call then runs blocking on all. */
+static int auto_decided_on(const struct tnbc_args *a, struct auto_site *au, struct comm_priv *cp,
+                           struct site_stats *st, const struct tnbc_site *site, int p,
+                           uint64_t entry, uint64_t entry_ns)
+{
+    const struct tnbc_profile_site *ps = NULL;
+    const char *why = NULL;
+    enum fallback fb = FB_OFF;
+    struct tnbc_args ip_args;
+    void *ip_copy = NULL;
+    enum auto_call plan = autotune_plan(au);
+    assert(plan == AUTO_CALL_EARLY);          /* a window's first call */
+    uint64_t clock = phase_start();           /* the decision is not a step of the early return */
+    struct nbop *op = candidate(a, site, cp, autotune_profile(au), &ps, &why, &fb, &ip_args, &ip_copy);
+    phase_end(&clock, PHASE_CANDIDATE);
+    int all = agree(op, p, cp, autotune_key(site->id, a->op), autotune_step(au));
+    phase_end(&clock, PHASE_AGREE);
+    cp->seq++;
+    if (all == AGREE_RANKS_DIFFER) {
+        nbop_free(op);
+        free(ip_copy);
+        warn_blocking(st, site, a->op, "the ranks call it from different sites, or are at different steps of learning it");
+        return blocking(a, st, FB_RANKS_DIFFER);
+    }
+    int on = autotune_on_begin(au, entry_ns, site->id, a->op, cp->agree, cp->node_of, st->calls);
+    assert(on);                               /* a window's first call judges nothing */
+    (void)on;
+    return auto_on_call(a, au, plan, op, all, cp, st, site, ps, why, fb, entry, clock, ip_copy);
+}
+
 /* TNBC_AUTO: the site learns, decides, then runs as it decided
  * (autotune.h). Every member takes the same branch: the agreement carries
  * each one's site key and phase. */
@@ -777,6 +813,8 @@ static int auto_collective(const struct tnbc_args *a, void *caller)
         return learning_call(a, st, au, autotune_learned);
     case AUTO_DECIDE:
         autotune_decide(au, site->id, a->op, cp->agree, cp->node_of, st->calls);
+        if (autotune_phase(au) == AUTO_ON)
+            return auto_decided_on(a, au, cp, st, site, p, entry, entry_ns);
         return blocking(a, st, FB_LEARN);
     case AUTO_OFF:
         warn_blocking(st, site, a->op, au ? autotune_reason(au) : "out of memory");

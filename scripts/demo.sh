@@ -73,8 +73,8 @@ demo_app() {
         $T run -p "$OUT/$name.profile" --summary "$OUT/$name-replay-$r.d" -- "${MPIRUN[@]}" "${app[@]}" \
             > "$OUT/$name-tuned-$r.out"
         # The one-command way in, next to the three steps: tnbc auto learns
-        # the sites in the run itself (from 2 calls each: the kernels make few).
-        TNBC_AUTO_LEARN=2 $T auto --profile-out "$OUT/$name-auto.profile" -- "${MPIRUN[@]}" "${app[@]}" \
+        # the sites in the run itself.
+        $T auto --profile-out "$OUT/$name-auto.profile" -- "${MPIRUN[@]}" "${app[@]}" \
             > "$OUT/$name-auto-$r.out" 2> "$OUT/$name-auto-$r.err"
         for m in plain tuned auto; do
             field check "$OUT/$name-$m-$r.out" | grep -qx ok ||

@@ -57,10 +57,10 @@ calls_of() {
 # Forced on (and calls of 16 KiB and more taking part), every site of a
 # program written the ordinary way (unaligned
 # malloc'd buffers, a backwards read, a bcast on a split communicator, an
-# allreduce) learns 4 calls, decides at the 5th and is on from the 6th:
-# of those 15 calls some run blocking to check the site (at least one in
-# 8, at places drawn alike on every rank) and the rest go early; every
-# rank and site counts the same; the same bytes.
+# allreduce) learns 2 calls (the default), decides at the 3rd, which goes
+# early itself: of those 18 calls some run blocking to check the site (one
+# or two: one in 16, at places drawn alike on every rank) and the rest go
+# early; every rank and site counts the same; the same bytes.
 check_user_forced_on() {
     plain_and_auto user 4 TNBC_AUTO_DECIDE=on TNBC_AUTO_MIN_BYTES=16384 -- --oversubscribe "$P/replay/auto_user" 20 32768 || return 1
     local r op got want=""
@@ -71,9 +71,9 @@ check_user_forced_on() {
             want=$got
         done
     done
-    [[ $want =~ ^20:([0-9]+):learning:5\ checking:([0-9]+)$ ]] &&
-        (( BASH_REMATCH[1] + BASH_REMATCH[2] == 15 && BASH_REMATCH[2] >= 1 )) ||
-        { echo "calls:early:fallback $want, want 20:E:learning:5 checking:C with E + C = 15, C >= 1"; return 1; }
+    [[ $want =~ ^20:([0-9]+):learning:2\ checking:([0-9]+)$ ]] &&
+        (( BASH_REMATCH[1] + BASH_REMATCH[2] == 18 && BASH_REMATCH[2] >= 1 && BASH_REMATCH[2] <= 2 )) ||
+        { echo "calls:early:fallback $want, want 20:E:learning:2 checking:C with E + C = 18, C 1 or 2"; return 1; }
     echo "every rank and site: $want"
     # The learned profile has the four sites (the bcast's on each half
     # communicator, told apart by shape), on, and runs as a profile.
@@ -110,11 +110,12 @@ check_model_off() {
     [[ $(grep -c 'alltoall at auto_user+0x[0-9a-f]* runs blocking: tiny sub-messages' "$W/off.err") == 2 ]] ||
         { echo "not said once per rank:"; cat "$W/off.err"; return 1; }
     local got; got=$(calls_of off alltoall 0)
-    [[ $got == "30:0:off:25 learning:5" ]] || { echo "alltoall calls:early:fallback $got"; return 1; }
+    [[ $got == "30:0:off:27 learning:3" ]] || { echo "alltoall calls:early:fallback $got"; return 1; }
 }
 
 # A site forced on whose check finds no gain: at the first window's end
-# (8 early calls, 8 checking, the sample; one in 2 calls checks) it turns
+# (7 early calls, the first of them the deciding call, whose cycle is no
+# sample; 8 checking, the sample; one in 2 calls checks) it turns
 # off, and the learned profile (decision, `measured` line) and the
 # end-of-run report say so with the window's numbers; the output is the
 # plain run's. The verdict itself is forced to "loss"
@@ -126,10 +127,10 @@ check_measured_off() {
     hooked_plain_and_auto moff 2 -x TNBC_AUTO_DECIDE=on -x TNBC_AUTO_LEARN=2 -x TNBC_AUTO_CHECK=2 \
         -x TNBC_TEST_AUTO_VERDICT=loss -x TNBC_AUTO_REPORT=1 -x TNBC_AUTO_PROFILE_OUT="$W/moff.profile" -- \
         "$P/replay/auto_phases" 60 65536 30 touch || return 1
-    grep -q '^  decision off measured in this run: .* after early calls, .* after blocking ones (medians of 7 and 8; Mann-Whitney z .*, verdict forced by TNBC_TEST_AUTO_VERDICT)$' "$W/moff.profile" &&
+    grep -q '^  decision off measured in this run: .* after early calls, .* after blocking ones (medians of 6 and 8; Mann-Whitney z .*, verdict forced by TNBC_TEST_AUTO_VERDICT)$' "$W/moff.profile" &&
         grep -q '^  measured early 7 checked 8 ' "$W/moff.profile" ||
         { echo "profile:"; cat "$W/moff.profile"; return 1; }
-    grep -q '^tnbc\[0\]: auto: alltoall at auto_phases+0x[0-9a-f]*: 60 calls, 7 early, blocking: off:[0-9]* learning:4 checking:8; now off: measured in this run' "$W/moff.err" ||
+    grep -q '^tnbc\[0\]: auto: alltoall at auto_phases+0x[0-9a-f]*: 60 calls, 7 early, blocking: off:[0-9]* learning:3 checking:8; now off: measured in this run' "$W/moff.err" ||
         { echo "report:"; cat "$W/moff.err"; return 1; }
     grep -m1 '^  decision' "$W/moff.profile"
 }
@@ -155,10 +156,10 @@ check_order_follows() {
 
 # A site with fewer calls than it learns from stays blocking and says so.
 check_too_few_calls() {
-    plain_and_auto few 2 -- "$P/replay/auto_user" 3 32768 || return 1
-    grep -q 'ran blocking: too few calls to learn from (3; it decides at call 5)' "$W/few.err" ||
+    plain_and_auto few 2 -- "$P/replay/auto_user" 2 32768 || return 1
+    grep -q 'ran blocking: too few calls to learn from (2; it decides at call 3)' "$W/few.err" ||
         { echo "not said:"; cat "$W/few.err"; return 1; }
-    [[ $(calls_of few alltoall 1) == "3:0:learning:3" ]] || { echo "alltoall: $(calls_of few alltoall 1)"; return 1; }
+    [[ $(calls_of few alltoall 1) == "2:0:learning:2" ]] || { echo "alltoall: $(calls_of few alltoall 1)"; return 1; }
 }
 
 # The ranks decide together even when they measure differently: rank 1's
@@ -177,7 +178,7 @@ check_ranks_agree() {
     echo "alltoall on every rank: $want; $(grep -m1 '^  decision' "$W/skew.profile")"
 }
 
-t_run "ordinary program, forced on: learns 4, decides, early or checking from the 6th, same bytes" check_user_forced_on
+t_run "ordinary program, forced on: learns 2, decides at the 3rd and goes early from it, same bytes" check_user_forced_on
 t_run "every operation forced on: integrity checks and checksums as plain" check_integrity_forced_on
 t_run "early return cannot gain: site off, says why, never early" check_model_off
 t_openmpi_only "forced on, the check finds no gain" "the sanitizer build is an Open MPI build" &&
