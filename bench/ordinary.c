@@ -18,7 +18,11 @@
  * connections) and "rest" over H..N-1: a tool that observes only the
  * first calls of a site can be compared with the same run unobserved. The
  * checksum depends only on the data, so runs with and without a tool must
- * print the same one. */
+ * print the same one. After each iteration's timed part every rank checks
+ * every received element against the pattern its sender used (--corrupt
+ * flips one bit first, to show the check fails), and at the end rank 0
+ * also prints the RESULT line of the other applications (bench_util.h:
+ * t_coll the alltoall, t_total the cycle), so bench/run-apps can run it. */
 #include "bench_util.h"
 
 #include <stdio.h>
@@ -29,7 +33,7 @@
 struct opts {
     long block, iters, head, passes;
     double curc_us;
-    int aligned;
+    int aligned, corrupt;
 };
 
 static void parse(int argc, char **argv, struct opts *o)
@@ -41,9 +45,13 @@ static void parse(int argc, char **argv, struct opts *o)
             o->aligned = 1;
             continue;
         }
+        if (!strcmp(a, "--corrupt")) {
+            o->corrupt = 1;
+            continue;
+        }
         if (!v)
             bench_usage_error("usage: ordinary [--block B] [--iters N] [--head H] [--passes K] "
-                              "[--curc-us US] [--aligned]");
+                              "[--curc-us US] [--aligned] [--corrupt]");
         if (!strcmp(a, "--block")) o->block = bench_parse_long(a, v, 8, 64L << 20);
         else if (!strcmp(a, "--iters")) o->iters = bench_parse_long(a, v, 3, 1000000);
         else if (!strcmp(a, "--head")) o->head = bench_parse_long(a, v, 2, 1000000);
@@ -87,6 +95,18 @@ static void consume(const double *x, size_t n, long passes, double acc[4])
         }
 }
 
+/* Every element of every block received in iteration `it` is the one its
+ * sender wrote (main's fill: the pattern of sender, receiver, index). */
+static int received_ok(const double *rbuf, size_t nd, int np, int rank, long it)
+{
+    for (int src = 0; src < np; src++)
+        for (size_t j = 0; j < nd; j++)
+            if (rbuf[(size_t)src * nd + j] !=
+                to_unit(bench_pattern((uint64_t)src, (uint64_t)rank, (uint64_t)it * nd + j)))
+                return 0;
+    return 1;
+}
+
 static int cmp_dbl(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -116,6 +136,8 @@ int main(int argc, char **argv)
     double *rate = bench_alloc(sizeof(double) * (size_t)o.iters);
     double *curc = bench_alloc(sizeof(double) * (size_t)o.iters);
     double acc[4] = { 0, 0, 0, 0 };
+    struct bench_times times = bench_times_new(o.iters);
+    int check_ok = 1;
 
     for (long it = 0; it < o.iters; it++) {
         for (int d = 0; d < np; d++)
@@ -126,6 +148,8 @@ int main(int argc, char **argv)
         double t0 = bench_now();
         MPI_Alltoall(sbuf, (int)nd, MPI_DOUBLE, rbuf, (int)nd, MPI_DOUBLE, MPI_COMM_WORLD);
         double ret = bench_now();
+        if (o.corrupt && it == 0 && rank == np - 1)
+            rbuf[nd / 2] += 1.0;
         if (o.curc_us > 0)
             bench_busy_us(o.curc_us, NULL, NULL, 0);
         double c0 = bench_now();
@@ -137,6 +161,11 @@ int main(int argc, char **argv)
         cycle[it] = t1 - t0;
         rate[it] = t1 > c0 ? (double)total / (t1 - c0) : 0;
         curc[it] = c0 - ret;
+        bench_times_put(&times, it, ret - t0, t1 - t0);
+        if (check_ok && !received_ok(rbuf, nd, np, rank, it)) {
+            fprintf(stderr, "ordinary: rank %d: iteration %ld received wrong data\n", rank, it);
+            check_ok = 0;
+        }
     }
 
     /* The slowest rank's cycle per iteration; each rank's median rate. */
@@ -165,6 +194,10 @@ int main(int argc, char **argv)
                checksum);
         free(col);
     }
+    char extra[64];
+    snprintf(extra, sizeof extra, "block=%ld aligned=%d", o.block, o.aligned);
+    int status = bench_report("ordinary", extra, &times, check_ok, MPI_COMM_WORLD);
+    bench_times_free(&times);
     free(all);
     free(slowest);
     free(curc);
@@ -173,5 +206,5 @@ int main(int argc, char **argv)
     free(sraw);
     free(rraw);
     MPI_Finalize();
-    return 0;
+    return status;
 }

@@ -33,6 +33,7 @@ for np in 2 4; do
     ok_run "pencil np$np"              $np $B/pencil --n 16 --iters 2
     ok_run "isort np$np"               $np $B/isort --keys 20000 --maxkey 16384 --iters 2
     ok_run "bcastread np$np"           $np $B/bcastread --bytes 65536 --iters 2 --crc-us 100
+    ok_run "ordinary np$np"            $np $B/ordinary --block 65544 --iters 4 --head 2
 done
 ok_run "microbench perm np3"        3 $B/microbench --block 4104 --iters 2 --order perm
 ok_run "microbench list np3"        3 $B/microbench --block 4096 --iters 2 --order 2,0,1 --crc-passes 3
@@ -54,6 +55,7 @@ bad_run "fft3d detects corruption"       2 $B/fft3d --n 8 --iters 1 --corrupt
 bad_run "pencil detects corruption"      4 $B/pencil --n 16 --iters 1 --corrupt
 bad_run "isort detects corruption"       2 $B/isort --keys 1000 --maxkey 1024 --iters 1 --corrupt
 bad_run "bcastread detects corruption"   2 $B/bcastread --bytes 4096 --iters 1 --corrupt
+bad_run "ordinary detects corruption"    2 $B/ordinary --block 4096 --iters 3 --head 2 --corrupt
 bad_run "alltoall_f detects corruption"  2 $B/alltoall_f 100 1 fwd corrupt
 bad_run "pingpong detects corruption"    2 $B/pingpong --iters 5 --warmup 0 --corrupt
 
