@@ -11,6 +11,7 @@
 
 #include <assert.h>
 #include <limits.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,7 @@ struct auto_site {
     struct auto_window win;
     struct tnbc_measured measured;     /* counts over the run, the last verdict's numbers */
     int judged;                        /* a verdict filled in `measured` */
+    double agree_ns;                   /* the shortest agreement of its learning calls; 0: none */
 };
 
 static void window_open(struct auto_window *w, int every);
@@ -318,6 +320,17 @@ static void take_record(struct learn_rec *r, const struct tnbc_args *a, int64_t 
     }
 }
 
+void autotune_agreement(struct auto_site *s, uint64_t ns)
+{
+#ifdef TNBC_TEST_HOOKS
+    /* Tests: every agreement seems this much longer, so that its share of
+     * the model's Tinit is known (test/auto.sh). */
+    ns += (uint64_t)tnbc_env_long("TNBC_TEST_AUTO_AGREE_ADD_US", 0, 0, 1L << 30) * 1000;
+#endif
+    if (s->agree_ns == 0 || (double)ns < s->agree_ns)
+        s->agree_ns = (double)ns;
+}
+
 void autotune_learned(struct auto_site *s, const struct tnbc_args *a, int64_t invocation,
                       uint64_t entry, uint64_t ret)
 {
@@ -332,7 +345,7 @@ void autotune_learned(struct auto_site *s, const struct tnbc_args *a, int64_t in
 /* A member's records as int64s: a header, then per call a header and per
  * sub-message 7 fields. Doubles travel as their bits. */
 enum { HDR_WORLD, HDR_COMM_RANK, HDR_NODE, HDR_NCALLS, HDR_TSC_HZ, HDR_COPY_BW, HDR_MPROTECT,
-       HDR_FAULT, HDR_PAGE, HDR_COMM_SIZE, HDR_INTS };
+       HDR_FAULT, HDR_PAGE, HDR_COMM_SIZE, HDR_AGREE_NS, HDR_INTS };
 enum { CALL_INV, CALL_ROOT, CALL_NSUB, CALL_CHUNKS, CALL_SEND, CALL_RECV, CALL_BLOCK,
        CALL_ENTRY, CALL_RET, CALL_NREC, CALL_INTS };
 enum { SUB_IDX, SUB_BYTES, SUB_GUARD, SUB_TOUCHED, SUB_ORD, SUB_TSC, SUB_NEED, SUB_INTS };
@@ -384,6 +397,7 @@ static int64_t *pack_records(const struct auto_site *s, int comm_rank, int comm_
     v[HDR_FAULT] = dbits(info->fault_ns);
     v[HDR_PAGE] = info->page_size;
     v[HDR_COMM_SIZE] = comm_size;
+    v[HDR_AGREE_NS] = dbits(s->agree_ns);
     double skew = 1;
 #ifdef TNBC_TEST_HOOKS
     /* Tests: this rank's touches seem `skew` times later after return, so
@@ -465,10 +479,19 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
                              enum tnbc_op op, int64_t calls, size_t *text_len)
 {
     int world_size = 0, ncalls = 0;
+    double agree_ns = INFINITY;
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    for (int m = 0, at = 0; m < p; at += len[m++])
+    for (int m = 0, at = 0; m < p; at += len[m++]) {
         ncalls += (int)all[at + HDR_NCALLS];
-    struct an_trace t = { .path = "tnbc-auto", .world_size = world_size, .nranks = p };
+        agree_ns = fmin(agree_ns, bitsd(all[at + HDR_AGREE_NS]));
+    }
+    /* The early return's agreement is a step the trace's Tinit does not
+     * see (docs/analyzer.md, --early-cost): every call of the site pays
+     * it, measured here on the learning calls. The shortest over members
+     * is the round trip itself; the others' also hold their wait for the
+     * last member to arrive, which the blocking call pays as well. */
+    struct an_trace t = { .path = "tnbc-auto", .world_size = world_size, .nranks = p,
+                          .early_cost_ns = isfinite(agree_ns) && agree_ns > 0 ? agree_ns : 0 };
     struct an_site s = { .site = strdup(site_id), .op = strdup(tnbc_op_name(op)),
                          .site_calls = calls, .site_traced = A.learn_calls };
     struct tnbc_profile *prof = calloc(1, sizeof *prof);

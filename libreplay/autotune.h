@@ -87,6 +87,9 @@ int autotune_key(const char *site_id, enum tnbc_op op);
 /* *slot's state, created on first use (NULL when out of memory). */
 struct auto_site *autotune_site(struct auto_site **slot);
 enum auto_phase autotune_phase(const struct auto_site *s);
+/* A learning or sample call's agreement took ns (entry to its end): the
+ * shortest is sent with the records and counted in the model's Tinit. */
+void autotune_agreement(struct auto_site *s, uint64_t ns);
 /* After a learning call's real collective: count it, and guard its receive
  * pages to record the first touches (entry/ret: program ticks). */
 void autotune_learned(struct auto_site *s, const struct tnbc_args *a, int64_t invocation,

@@ -717,6 +717,14 @@ static int auto_on_call(const struct tnbc_args *a, struct auto_site *au, enum au
     return rc;
 }
 
+/* A call whose members differ in site or step (the agreement said so to
+ * every member) runs blocking on all of them. */
+static int ranks_differ(const struct tnbc_args *a, struct site_stats *st, const struct tnbc_site *site)
+{
+    warn_blocking(st, site, a->op, "the ranks call it from different sites, or are at different steps of learning it");
+    return blocking(a, st, FB_RANKS_DIFFER);
+}
+
 /* The DECIDE call of a site the analysis turned on goes early itself,
  * rather than after it (one call fewer without the saving per site): a
  * second agreement settles its cuts, as an ON call's does; the first ran
@@ -743,8 +751,7 @@ static int auto_decided_on(const struct tnbc_args *a, struct auto_site *au, stru
     if (all == AGREE_RANKS_DIFFER) {
         nbop_free(op);
         free(ip_copy);
-        warn_blocking(st, site, a->op, "the ranks call it from different sites, or are at different steps of learning it");
-        return blocking(a, st, FB_RANKS_DIFFER);
+        return ranks_differ(a, st, site);
     }
     int on = autotune_on_begin(au, entry_ns, site->id, a->op, cp->agree, cp->node_of, st->calls);
     assert(on);                               /* a window's first call judges nothing */
@@ -794,6 +801,8 @@ static int auto_collective(const struct tnbc_args *a, void *caller)
     int all = agree(op, p, cp, autotune_key(site->id, a->op), au ? autotune_step(au) : (int)AUTO_OFF);
     phase_end(&clock, PHASE_AGREE);
     cp->seq++;
+    if (all >= 0 && (phase == AUTO_LEARN || plan == AUTO_CALL_SAMPLE))
+        autotune_agreement(au, tnbc_ns_now() - entry_ns);   /* nothing else ran since entry */
     if (all != AGREE_RANKS_DIFFER && phase == AUTO_ON &&
         !autotune_on_begin(au, entry_ns, site->id, a->op, cp->agree, cp->node_of, st->calls))
         phase = AUTO_OFF;      /* the check found no gain: on every member */
@@ -804,10 +813,8 @@ static int auto_collective(const struct tnbc_args *a, void *caller)
         op = NULL;
         ip_copy = NULL;
     }
-    if (all == AGREE_RANKS_DIFFER) {
-        warn_blocking(st, site, a->op, "the ranks call it from different sites, or are at different steps of learning it");
-        return blocking(a, st, FB_RANKS_DIFFER);
-    }
+    if (all == AGREE_RANKS_DIFFER)
+        return ranks_differ(a, st, site);
     switch (phase) {
     case AUTO_LEARN:
         return learning_call(a, st, au, autotune_learned);

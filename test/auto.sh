@@ -178,6 +178,24 @@ check_ranks_agree() {
     echo "alltoall on every rank: $want; $(grep -m1 '^  decision' "$W/skew.profile")"
 }
 
+# The agreement every early call pays is measured on the learning calls
+# and counted in the model's Tinit: with every agreement made to seem
+# 40 ms longer (TNBC_TEST_AUTO_AGREE_ADD_US, the sanitizer build's test
+# hook) the learned site's Tinit holds those 40 ms, Tinit exceeds Tcomm
+# (64 KiB blocks move in well under 40 ms here), and the site is off.
+check_agreement_in_tinit() {
+    hooked_plain_and_auto agr 2 -x TNBC_TEST_AUTO_AGREE_ADD_US=40000 -x TNBC_AUTO_PROFILE_OUT="$W/agr.profile" -- \
+        "$P/replay/auto_user" 8 65536 || return 1
+    local model tinit
+    model=$(awk '/^site auto_user\+0x[0-9a-f]* alltoall$/ { s = 1 } s && /^  model / { print; exit }' "$W/agr.profile")
+    tinit=$(sed -n 's/.* tinit_ns \([0-9.e+]*\) .*/\1/p' <<<"$model")
+    [[ -n $tinit ]] && awk -v t="$tinit" 'BEGIN { exit !(t >= 40e6 && t < 80e6) }' ||
+        { echo "alltoall's Tinit '$tinit' ns, want the 40 ms agreement in it; profile:"; cat "$W/agr.profile"; return 1; }
+    grep -q '^  decision off no predicted overlap: Tinit .* >= Tcomm' "$W/agr.profile" ||
+        { echo "not off for Tinit >= Tcomm:"; grep '^  decision' "$W/agr.profile"; return 1; }
+    echo "alltoall Tinit $tinit ns; $(grep -m1 '^  decision' "$W/agr.profile")"
+}
+
 t_run "ordinary program, forced on: learns 2, decides at the 3rd and goes early from it, same bytes" check_user_forced_on
 t_run "every operation forced on: integrity checks and checksums as plain" check_integrity_forced_on
 t_run "early return cannot gain: site off, says why, never early" check_model_off
@@ -186,6 +204,8 @@ t_openmpi_only "forced on, the check finds no gain" "the sanitizer build is an O
 t_openmpi_only "the read order changes halfway" "the sanitizer build is an Open MPI build" &&
     t_run "the read order changes halfway: the learned profile has the later one" check_order_follows
 t_run "too few calls to learn from: blocking, said" check_too_few_calls
+t_openmpi_only "the agreement's cost is in Tinit" "the sanitizer build is an Open MPI build" &&
+    t_run "the agreement's measured cost is in the model's Tinit: a slow agreement turns the site off" check_agreement_in_tinit
 t_openmpi_only "ranks measuring differently still agree" "the sanitizer build is an Open MPI build" &&
     t_run "ranks measuring differently still agree" check_ranks_agree
 t_expect_fail "tnbc auto without a program" 2 'no program given' $TNBC auto --profile-out "$W/x.profile"
