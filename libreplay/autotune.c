@@ -701,6 +701,10 @@ void autotune_decide(struct auto_site *s, const char *site_id, enum tnbc_op op, 
 #define Z_GAIN 2.326
 /* Samples of each kind a window needs to be judged at all. */
 #define JUDGE_MIN 3
+/* z at or below minus this, at a look inside the window, turns a site off
+ * at once: early calls measurably slower (one-sided p < 0.005; stricter
+ * than Z_GAIN, since a window is looked at up to 5 times). */
+#define Z_LOSS 2.576
 
 static void window_open(struct auto_window *w, int every)
 {
@@ -791,27 +795,91 @@ static void adopt_sample(struct auto_site *s, const char *site_id, enum tnbc_op 
     s->prof = p;
 }
 
+/* The slowest member's cycle of each of the window's first n calls, by
+ * kind: e[] after early calls, b[] after blocking (checking) ones.
+ * Collective over agree; every member gets the same. -1 when the MPI call
+ * failed (the site is then off). */
+static int window_samples(struct auto_site *s, int n, MPI_Comm agree, double *e, int *ne,
+                          double *b, int *nb)
+{
+    const struct auto_window *w = &s->win;
+    int64_t slowest[WINDOW_MAX];
+    assert(n <= w->at && n <= WINDOW_MAX);
+    if (PMPI_Allreduce(w->cycle, slowest, n, MPI_INT64_T, MPI_MAX, agree) != MPI_SUCCESS) {
+        turn_off(s, "the self-check's MPI call failed");
+        return -1;
+    }
+    *ne = *nb = 0;
+    for (int i = 0; i < n; i++) {
+        if (w->kind[i] == KIND_EARLY)
+            e[(*ne)++] = (double)slowest[i];
+        else if (w->kind[i] == KIND_CHECK)
+            b[(*nb)++] = (double)slowest[i];
+    }
+    return 0;
+}
+
+/* Which verdict a test forces (TNBC_TEST_AUTO_VERDICT, sanitizer builds):
+ * "gain" or "loss" the window's, "interim-loss" the first look inside one;
+ * "" none. */
+static const char *forced_verdict(void)
+{
+#ifdef TNBC_TEST_HOOKS
+    return tnbc_env_str("TNBC_TEST_AUTO_VERDICT", "");
+#else
+    return "";
+#endif
+}
+
+/* A look inside the window, at the end of each of its runs from the third
+ * on: a site whose early calls are measurably slower than its blocking
+ * ones turns off now rather than at the window's end (on a node whose
+ * cores the ranks already fill, an early return's progress thread takes
+ * the program's CPU: a program's cycle grew by half there). Collective
+ * over agree, at a call every member reaches at the same step. */
+static void interim(struct auto_site *s, MPI_Comm agree)
+{
+    struct auto_window *w = &s->win;
+    double e[WINDOW_MAX], b[WINDOW_MAX];
+    int ne, nb;
+    char why[TNBC_PROFILE_ERRLEN];
+    const char *force = forced_verdict();
+    if (window_samples(s, w->at, agree, e, &ne, b, &nb) != 0)
+        return;
+    int forced = strcmp(force, "interim-loss") == 0;
+    if (*force && !forced)
+        return;               /* a test of the window's verdict */
+    if (!forced && (ne < JUDGE_MIN || nb < JUDGE_MIN))
+        return;
+    double z = an_mann_whitney_z(e, ne, b, nb);
+    if (!forced && z > -Z_LOSS)
+        return;
+    struct tnbc_measured *m = &s->measured;
+    m->z = z;
+    m->cycle_early_ns = an_median(e, ne);
+    m->cycle_blocking_ns = an_median(b, nb);
+    m->saving_call_ns = m->cycle_blocking_ns - m->cycle_early_ns;
+    s->judged = 1;
+    snprintf(why, sizeof why,
+             "measured in this run: %.3f ms from call to call after early calls, %.3f ms after "
+             "blocking ones (medians of %d and %d after %d calls; Mann-Whitney z %.2f, %s)",
+             m->cycle_early_ns / 1e6, m->cycle_blocking_ns / 1e6, ne, nb, w->at, z,
+             forced ? "verdict forced by TNBC_TEST_AUTO_VERDICT" : "early calls are slower");
+    turn_off(s, why);
+}
+
 /* The window judged: the slowest member's cycle per call, early against
  * blocking. Collective over agree; every member computes the same. */
 static void judge(struct auto_site *s, const char *site_id, enum tnbc_op op, MPI_Comm agree,
                   const int *node_of, int64_t calls)
 {
     struct auto_window *w = &s->win;
-    int64_t slowest[WINDOW_MAX];
     double e[WINDOW_MAX], b[WINDOW_MAX];
     int ne = 0, nb = 0;
     char why[TNBC_PROFILE_ERRLEN];
     assert(w->at == w->len && w->len <= WINDOW_MAX);
-    if (PMPI_Allreduce(w->cycle, slowest, w->len, MPI_INT64_T, MPI_MAX, agree) != MPI_SUCCESS) {
-        turn_off(s, "the self-check's MPI call failed");
+    if (window_samples(s, w->len, agree, e, &ne, b, &nb) != 0)
         return;
-    }
-    for (int i = 0; i < w->len; i++) {
-        if (w->kind[i] == KIND_EARLY)
-            e[ne++] = (double)slowest[i];
-        else if (w->kind[i] == KIND_CHECK)
-            b[nb++] = (double)slowest[i];
-    }
     if (ne < JUDGE_MIN || nb < JUDGE_MIN) {
         snprintf(why, sizeof why, "measured in this run: too few calls to compare (%d early, %d blocking in a window of %d)",
                  ne, nb, w->len);
@@ -825,16 +893,12 @@ static void judge(struct auto_site *s, const char *site_id, enum tnbc_op op, MPI
     m->saving_call_ns = m->cycle_blocking_ns - m->cycle_early_ns;
     s->judged = 1;
     int gain = m->z >= Z_GAIN;
-#ifdef TNBC_TEST_HOOKS
     /* Tests of what follows a verdict, on a machine whose timings would
      * decide otherwise: TNBC_TEST_AUTO_VERDICT=gain|loss. */
-    const char *force = tnbc_env_str("TNBC_TEST_AUTO_VERDICT", "");
+    const char *force = forced_verdict();
     int forced = strcmp(force, "gain") == 0 || strcmp(force, "loss") == 0;
     if (forced)
         gain = strcmp(force, "gain") == 0;
-#else
-    const int forced = 0;
-#endif
     snprintf(why, sizeof why,
              "measured in this run: %.3f ms from call to call after early calls, %.3f ms after "
              "blocking ones (medians of %d and %d; Mann-Whitney z %.2f, %s)",
@@ -858,8 +922,11 @@ int autotune_on_begin(struct auto_site *s, uint64_t now_ns, const char *site_id,
     if (w->at > 0)
         w->cycle[w->at - 1] = (int64_t)(now_ns - w->last_entry_ns);
     w->last_entry_ns = now_ns;
-    if (w->at < w->len)
-        return 1;
+    if (w->at < w->len) {
+        if (w->at % w->every == 0 && w->at / w->every >= 3)
+            interim(s, agree);   /* a run ended: a look inside the window */
+        return s->phase == AUTO_ON;
+    }
     int every = w->every;
     judge(s, site_id, op, agree, node_of, calls);
     w->number++;

@@ -135,6 +135,20 @@ check_measured_off() {
     grep -m1 '^  decision' "$W/moff.profile"
 }
 
+# A look inside the first window, at the end of its third run (one in 2
+# calls checks, so after 6 calls: 3 checking, 2 early whose cycles count,
+# the deciding call's not), turns a site whose early calls are slower off
+# at once, not at the window's end; the report says so with the look's
+# numbers. The look's verdict is forced (TNBC_TEST_AUTO_VERDICT=
+# interim-loss), as check_measured_off forces the window's.
+check_interim_off() {
+    hooked_plain_and_auto iloss 2 -x TNBC_AUTO_DECIDE=on -x TNBC_AUTO_LEARN=2 -x TNBC_AUTO_CHECK=2 \
+        -x TNBC_TEST_AUTO_VERDICT=interim-loss -x TNBC_AUTO_REPORT=1 -- \
+        "$P/replay/auto_phases" 40 65536 20 touch || return 1
+    grep -q '^tnbc\[0\]: auto: alltoall at auto_phases+0x[0-9a-f]*: 40 calls, 3 early, blocking: off:32 learning:2 checking:3; now off: measured in this run: .* (medians of 2 and 3 after 6 calls; Mann-Whitney z .*, verdict forced by TNBC_TEST_AUTO_VERDICT)$' "$W/iloss.err" ||
+        { echo "report:"; grep 'auto:' "$W/iloss.err"; return 1; }
+}
+
 # The read order changes halfway (blocks first to last, then last to
 # first): the site learns the new order from the sample each window's
 # last call takes, and the learned profile records the later order; a run
@@ -201,6 +215,8 @@ t_run "every operation forced on: integrity checks and checksums as plain" check
 t_run "early return cannot gain: site off, says why, never early" check_model_off
 t_openmpi_only "forced on, the check finds no gain" "the sanitizer build is an Open MPI build" &&
     t_run "forced on, the check finds no gain: off, profile and report say why" check_measured_off
+t_openmpi_only "a look inside the window turns a losing site off" "the sanitizer build is an Open MPI build" &&
+    t_run "a look inside the first window turns a site whose early calls are slower off at once" check_interim_off
 t_openmpi_only "the read order changes halfway" "the sanitizer build is an Open MPI build" &&
     t_run "the read order changes halfway: the learned profile has the later one" check_order_follows
 t_run "too few calls to learn from: blocking, said" check_too_few_calls
