@@ -20,7 +20,7 @@
  * checksum depends only on the data, so runs with and without a tool must
  * print the same one. After each iteration's timed part every rank checks
  * every received element against the pattern its sender used (--corrupt
- * flips one bit first, to show the check fails), and at the end rank 0
+ * changes one element first, to show the check fails), and at the end rank 0
  * also prints the RESULT line of the other applications (bench_util.h:
  * t_coll the alltoall, t_total the cycle), so bench/run-apps can run it. */
 #include "bench_util.h"
@@ -82,6 +82,12 @@ static double *alloc_blocks(size_t bytes, int aligned, void **raw)
 
 static double to_unit(uint64_t x) { return (double)(x >> 11) * 0x1p-53; }
 
+/* Element j of what rank `from` sends rank `to` in iteration `it`. */
+static double sent_value(int from, int to, long it, size_t nd, size_t j)
+{
+    return to_unit(bench_pattern((uint64_t)from, (uint64_t)to, (uint64_t)it * nd + j));
+}
+
 /* Multiply-add passes over one block; four chains so the loads, not the
  * latency of one chain, set the pace. */
 static void consume(const double *x, size_t n, long passes, double acc[4])
@@ -101,8 +107,7 @@ static int received_ok(const double *rbuf, size_t nd, int np, int rank, long it)
 {
     for (int src = 0; src < np; src++)
         for (size_t j = 0; j < nd; j++)
-            if (rbuf[(size_t)src * nd + j] !=
-                to_unit(bench_pattern((uint64_t)src, (uint64_t)rank, (uint64_t)it * nd + j)))
+            if (rbuf[(size_t)src * nd + j] != sent_value(src, rank, it, nd, j))
                 return 0;
     return 1;
 }
@@ -142,8 +147,7 @@ int main(int argc, char **argv)
     for (long it = 0; it < o.iters; it++) {
         for (int d = 0; d < np; d++)
             for (size_t j = 0; j < nd; j++)
-                sbuf[(size_t)d * nd + j] = to_unit(bench_pattern((uint64_t)rank, (uint64_t)d,
-                                                                 (uint64_t)it * nd + j));
+                sbuf[(size_t)d * nd + j] = sent_value(rank, d, it, nd, j);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = bench_now();
         MPI_Alltoall(sbuf, (int)nd, MPI_DOUBLE, rbuf, (int)nd, MPI_DOUBLE, MPI_COMM_WORLD);

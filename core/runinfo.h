@@ -8,7 +8,9 @@
 #include "tracedb.h"
 
 /* Fills r (strings point into static storage). Needs MPI initialised and
- * tnbc_guard_init() done (it measures the fault cost). */
+ * tnbc_guard_init() done (it measures the fault cost). The copy, mprotect
+ * and fault costs are measured at the first call only. Not thread-safe:
+ * called from MPI initialisation and a site's decision. */
 void tnbc_runinfo_collect(struct tnbc_run_info *r, const char *mode);
 /* Opens DIR/rank-NNNNNN.db, creating DIR; writes meta and run rows. */
 struct tnbc_db *tnbc_rank_db_open(const char *dir, const struct tnbc_run_info *r);

@@ -819,6 +819,19 @@ static int window_samples(struct auto_site *s, int n, MPI_Comm agree, double *e,
     return 0;
 }
 
+/* A verdict's numbers into the site's `measured`: z, the medians of each
+ * kind (e and b are sorted by it) and their difference, the saving per
+ * call. */
+static void note_measurement(struct auto_site *s, double z, double *e, int ne, double *b, int nb)
+{
+    struct tnbc_measured *m = &s->measured;
+    m->z = z;
+    m->cycle_early_ns = an_median(e, ne);
+    m->cycle_blocking_ns = an_median(b, nb);
+    m->saving_call_ns = m->cycle_blocking_ns - m->cycle_early_ns;
+    s->judged = 1;
+}
+
 /* Which verdict a test forces (TNBC_TEST_AUTO_VERDICT, sanitizer builds):
  * "gain" or "loss" the window's, "interim-loss" the first look inside one;
  * "" none. */
@@ -854,12 +867,8 @@ static void interim(struct auto_site *s, MPI_Comm agree)
     double z = an_mann_whitney_z(e, ne, b, nb);
     if (!forced && z > -Z_LOSS)
         return;
-    struct tnbc_measured *m = &s->measured;
-    m->z = z;
-    m->cycle_early_ns = an_median(e, ne);
-    m->cycle_blocking_ns = an_median(b, nb);
-    m->saving_call_ns = m->cycle_blocking_ns - m->cycle_early_ns;
-    s->judged = 1;
+    note_measurement(s, z, e, ne, b, nb);
+    const struct tnbc_measured *m = &s->measured;
     snprintf(why, sizeof why,
              "measured in this run: %.3f ms from call to call after early calls, %.3f ms after "
              "blocking ones (medians of %d and %d after %d calls; Mann-Whitney z %.2f, %s)",
@@ -886,12 +895,8 @@ static void judge(struct auto_site *s, const char *site_id, enum tnbc_op op, MPI
         turn_off(s, why);
         return;
     }
-    struct tnbc_measured *m = &s->measured;
-    m->z = an_mann_whitney_z(e, ne, b, nb);
-    m->cycle_early_ns = an_median(e, ne);
-    m->cycle_blocking_ns = an_median(b, nb);
-    m->saving_call_ns = m->cycle_blocking_ns - m->cycle_early_ns;
-    s->judged = 1;
+    note_measurement(s, an_mann_whitney_z(e, ne, b, nb), e, ne, b, nb);
+    const struct tnbc_measured *m = &s->measured;
     int gain = m->z >= Z_GAIN;
     /* Tests of what follows a verdict, on a machine whose timings would
      * decide otherwise: TNBC_TEST_AUTO_VERDICT=gain|loss. */
