@@ -53,6 +53,9 @@ struct an_trace {
      * it overlaps (kernel TCP work, progress): a saving shrinks by it.
      * Measured by the user (tnbc-analyze --comm-cpu-share); 0: none. */
     double comm_cpu_share;
+    /* Why the share is what it is, for a decision it turns off (tnbc auto:
+     * the machine's ranks and CPUs); NULL: the user's --comm-cpu-share. */
+    const char *comm_cpu_why;
     /* --early-cost: the early return's steps that Tinit's terms do not
      * count (profile lookup, agreement, plan, own block landed, hand-off),
      * as measured with TNBC_REPLAY_PHASES; added to every call's Tinit. */
@@ -174,7 +177,7 @@ int an_chunks(int64_t block_bytes, int traced_chunks);
  * model's timings (Tcomm, Tinit, TCURC, RCRC: what a trace of low fidelity
  * gets wrong), 0 when it rests on the call's shape alone. */
 int an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inconsistent,
-              double comm_cpu_share);
+              double comm_cpu_share, const char *cpu_why);
 
 /* prio.c */
 int an_priorities(struct tnbc_profile_site *ps, const char *receives);

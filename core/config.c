@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,26 @@ long tnbc_env_long(const char *name, long fallback, long min, long max)
     if (errno || end == v || *end != '\0' || x < min || x > max) {
         tnbc_warn("%s=\"%s\" is not a whole number in [%ld, %ld]; using %ld",
                   name, v, min, max, fallback);
+        return fallback;
+    }
+    return x;
+}
+
+double tnbc_env_double(const char *name, double fallback, double min, double max)
+{
+    const char *v = getenv(name);
+    char *end;
+    double x;
+
+    if (!v || !*v)
+        return fallback;
+    errno = 0;
+    x = strtod(v, &end);
+    if (errno || end == v || *end != '\0' || !(x >= min && x <= max)) {
+        if (isnan(fallback))
+            tnbc_warn("%s=\"%s\" is not a number in [%g, %g]; using the default", name, v, min, max);
+        else
+            tnbc_warn("%s=\"%s\" is not a number in [%g, %g]; using %g", name, v, min, max, fallback);
         return fallback;
     }
     return x;

@@ -10,6 +10,9 @@
 #include <stddef.h>
 
 long tnbc_env_long(const char *name, long fallback, long min, long max);
+/* A decimal number in [min, max] (NaN never is). A NaN fallback is the
+ * caller's own default: the warning says "using the default". */
+double tnbc_env_double(const char *name, double fallback, double min, double max);
 int tnbc_env_bool(const char *name, int fallback);
 /* Index of the value in the NULL-terminated list, or fallback. */
 int tnbc_env_choice(const char *name, const char *const *choices, int fallback);

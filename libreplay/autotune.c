@@ -2,6 +2,7 @@
 /* Self-tuning in one run: learning records, the collective decision, the
  * learned profile (autotune.h has the site's lifecycle). */
 #include "autotune.h"
+#include "crowding.h"
 
 #include "analyzer.h"
 #include "clock.h"
@@ -75,17 +76,22 @@ static struct {
     long min_bytes;
     int check_every;
     struct learn_rec *live;            /* armed learning guards */
-} A = { 2, 65536, 16, NULL };
+    struct crowding crowd;             /* this rank's machine */
+    double share_override;             /* TNBC_AUTO_COMM_CPU_SHARE; NaN: by machine */
+} A = { 2, 65536, 16, NULL, { 1, 1 }, NAN };
 
 static const struct tnbc_run_info *run_info(void);
 
-void autotune_configure(int learn_calls, long min_bytes, int check_every)
+void autotune_configure(int learn_calls, long min_bytes, int check_every,
+                        const struct crowding *crowd)
 {
     assert(learn_calls >= 1 && learn_calls <= AUTO_LEARN_MAX);
     assert(check_every >= AUTO_CHECK_MIN && check_every <= AUTO_CHECK_MAX);
     A.learn_calls = learn_calls;
     A.min_bytes = min_bytes;
     A.check_every = check_every;
+    A.crowd = *crowd;
+    A.share_override = tnbc_env_double("TNBC_AUTO_COMM_CPU_SHARE", NAN, 0, 1);
     /* The machine's copy, mprotect and fault costs (about 30 ms: 16 MiB
      * copies, page faults) are measured at start, where the job's start-up
      * absorbs them, not at a site's deciding call inside the program's
@@ -352,7 +358,8 @@ void autotune_learned(struct auto_site *s, const struct tnbc_args *a, int64_t in
 /* A member's records as int64s: a header, then per call a header and per
  * sub-message 7 fields. Doubles travel as their bits. */
 enum { HDR_WORLD, HDR_COMM_RANK, HDR_NODE, HDR_NCALLS, HDR_TSC_HZ, HDR_COPY_BW, HDR_MPROTECT,
-       HDR_FAULT, HDR_PAGE, HDR_COMM_SIZE, HDR_AGREE_NS, HDR_INTS };
+       HDR_FAULT, HDR_PAGE, HDR_COMM_SIZE, HDR_AGREE_NS, HDR_MACHINE_RANKS, HDR_MACHINE_CPUS,
+       HDR_INTS };
 enum { CALL_INV, CALL_ROOT, CALL_NSUB, CALL_CHUNKS, CALL_SEND, CALL_RECV, CALL_BLOCK,
        CALL_ENTRY, CALL_RET, CALL_NREC, CALL_INTS };
 enum { SUB_IDX, SUB_BYTES, SUB_GUARD, SUB_TOUCHED, SUB_ORD, SUB_TSC, SUB_NEED, SUB_INTS };
@@ -406,6 +413,8 @@ static int64_t *pack_records(const struct auto_site *s, int comm_rank, int comm_
     v[HDR_PAGE] = info->page_size;
     v[HDR_COMM_SIZE] = comm_size;
     v[HDR_AGREE_NS] = dbits(s->agree_ns);
+    v[HDR_MACHINE_RANKS] = A.crowd.ranks;
+    v[HDR_MACHINE_CPUS] = A.crowd.cpus;
     double skew = 1;
 #ifdef TNBC_TEST_HOOKS
     /* Tests: this rank's touches seem `skew` times later after return, so
@@ -481,6 +490,31 @@ static int force_decision(struct tnbc_profile_site *ps)
     return 0;
 }
 
+/* The CPU share of communication in flight the model counts at a site
+ * (an_trace.comm_cpu_share): rank 0's TNBC_AUTO_COMM_CPU_SHARE where set;
+ * else all of it where every member is on one node of a crowded machine
+ * (crowding.h), and none elsewhere (as the analyzer without
+ * --comm-cpu-share). `why` gets the crowded rule's words (the decision's
+ * reason where they turn the site off), or "". */
+static double site_cpu_share(const int64_t *all, const int *len, int p, char *why, size_t whylen)
+{
+    why[0] = 0;
+    if (!isnan(A.share_override))
+        return A.share_override;
+    for (int m = 0, at = 0; m < p; at += len[m++])
+        if (all[at + HDR_NODE] != all[HDR_NODE])
+            return 0;
+    /* One node, so one machine: every member sent the same counts. */
+    long long ranks = all[HDR_MACHINE_RANKS], cpus = all[HDR_MACHINE_CPUS];
+    if (ranks <= cpus)
+        return 0;
+    snprintf(why, whylen,
+             "the %d members share a node, and its machine runs %lld of the job's ranks on %lld "
+             "CPU%s, so moving their data (copying) takes a CPU from some rank's work "
+             "(TNBC_AUTO_COMM_CPU_SHARE overrides)", p, ranks, cpus, cpus == 1 ? "" : "s");
+    return 1;
+}
+
 /* Rank 0's half: every member's records into an an_trace and an_site, the
  * analyzer's site, its profile text. NULL when out of memory. */
 static char *analyze_records(const int64_t *all, const int *len, int p, const char *site_id,
@@ -498,8 +532,11 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
      * it, measured here on the learning calls. The shortest over members
      * is the round trip itself; the others' also hold their wait for the
      * last member to arrive, which the blocking call pays as well. */
+    char crowded[TNBC_PROFILE_ERRLEN];
     struct an_trace t = { .path = "tnbc-auto", .world_size = world_size, .nranks = p,
-                          .early_cost_ns = isfinite(agree_ns) && agree_ns > 0 ? agree_ns : 0 };
+                          .early_cost_ns = isfinite(agree_ns) && agree_ns > 0 ? agree_ns : 0,
+                          .comm_cpu_share = site_cpu_share(all, len, p, crowded, sizeof crowded) };
+    t.comm_cpu_why = crowded[0] ? crowded : NULL;
     struct an_site s = { .site = strdup(site_id), .op = strdup(tnbc_op_name(op)),
                          .site_calls = calls, .site_traced = A.learn_calls };
     struct tnbc_profile *prof = calloc(1, sizeof *prof);

@@ -73,8 +73,12 @@ void autotune_agreed(struct auto_stream *s, int off);
 
 /* K learning calls per site; calls moving fewer than min_bytes (as every
  * member computes them, autotune_eligible) are left alone; an ON site's
- * first window runs one call in check_every blocking. */
-void autotune_configure(int learn_calls, long min_bytes, int check_every);
+ * first window runs one call in check_every blocking; `crowd`: this rank's
+ * machine (crowding.h), which the model's CPU share of communication
+ * takes into account. */
+struct crowding;
+void autotune_configure(int learn_calls, long min_bytes, int check_every,
+                        const struct crowding *crowd);
 int autotune_learn_calls(void);
 /* Whether a call goes through the auto machinery (site lookup, the
  * agreement): a function of arguments every member passes alike, so that

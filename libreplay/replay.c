@@ -26,6 +26,7 @@
 #include "clock.h"
 #include "comm_shape.h"
 #include "comms.h"
+#include "crowding.h"
 #include "config.h"
 #include "identity.h"
 #include "inplace.h"
@@ -262,10 +263,16 @@ int tnbc_mode_init(int provided)
     }
     for (int i = 0; R.autotune && i < TNBC_OP_COUNT; i++)
         R.op_on[i] = 1;
+    /* Collective: every rank that got here calls it, in auto mode or not
+     * (a rank's TNBC_AUTO is its own; 136 bytes per rank, once). */
+    struct crowding crowd;
+    if (crowding_measure(MPI_COMM_WORLD, &crowd) != 0 && R.rank == 0)
+        tnbc_warn("cannot count the ranks per machine; auto takes every machine as not crowded");
     if (R.autotune)
         autotune_configure((int)tnbc_env_long("TNBC_AUTO_LEARN", 2, 1, AUTO_LEARN_MAX),
                            tnbc_env_long("TNBC_AUTO_MIN_BYTES", 65536, 0, 1L << 40),
-                           (int)tnbc_env_long("TNBC_AUTO_CHECK", 16, AUTO_CHECK_MIN, AUTO_CHECK_MAX));
+                           (int)tnbc_env_long("TNBC_AUTO_CHECK", 16, AUTO_CHECK_MIN, AUTO_CHECK_MAX),
+                           &crowd);
     for (int i = 0; R.prof && i < R.prof->nsites; i++) {
         int op = tnbc_op_from_name(R.prof->sites[i].op);
         if (op >= 0 && R.prof->sites[i].on)

@@ -113,6 +113,25 @@ check_model_off() {
     [[ $got == "30:0:off:27 learning:3" ]] || { echo "alltoall calls:early:fallback $got"; return 1; }
 }
 
+# Two ranks pinned to one CPU (taskset inside the launch): their machine
+# runs 2 of the job's ranks on 1 CPU, every member of the alltoall is on
+# that node, so moving the data is copying that can only take the CPU
+# from a rank's work: the site is off for that reason, whatever the
+# timings, and never goes early; the same bytes. With
+# TNBC_AUTO_COMM_CPU_SHARE=0 the rule is overridden and the model decides
+# on the timings (its reason is another).
+check_crowded_off() {
+    plain_and_auto crowd 2 -- taskset -c 0 "$P/replay/auto_user" 12 65536 || return 1
+    grep -q "^  decision off no CPU to overlap with: the 2 members share a node, and its machine runs 2 of the job's ranks on 1 CPU, so" "$W/crowd.profile" ||
+        { echo "profile:"; grep -A3 'alltoall$' "$W/crowd.profile"; return 1; }
+    local got; got=$(calls_of crowd alltoall 1)
+    [[ $got == "12:0:off:9 learning:3" ]] || { echo "alltoall calls:early:fallback $got"; return 1; }
+    plain_and_auto crowd0 2 TNBC_AUTO_COMM_CPU_SHARE=0 -- taskset -c 0 "$P/replay/auto_user" 12 65536 || return 1
+    grep -q '^  decision ' "$W/crowd0.profile" && ! grep -q 'no CPU to overlap with' "$W/crowd0.profile" ||
+        { echo "overridden, profile:"; grep '^  decision' "$W/crowd0.profile"; return 1; }
+    grep -m1 '^  decision' "$W/crowd.profile"
+}
+
 # A site forced on whose check finds no gain: at the first window's end
 # (7 early calls, the first of them the deciding call, whose cycle is no
 # sample; 8 checking, the sample; one in 2 calls checks) it turns
@@ -179,9 +198,12 @@ check_too_few_calls() {
 # The ranks decide together even when they measure differently: rank 1's
 # touches seem 1000 times later (TNBC_TEST_AUTO_SKEW_RANK, the sanitizer
 # build's test hook); every rank runs the site the same way (the same
-# early count), with the results of the plain run.
+# early count), with the results of the plain run. Three ranks on this
+# machine may outnumber its CPUs: the CPU share is set to 0 so that the
+# decision still rests on the members' (differing) measurements.
 check_ranks_agree() {
     hooked_plain_and_auto skew 3 -x TNBC_TEST_AUTO_SKEW_RANK=1 -x TNBC_REPLAY_DIR="$W/skew.d" \
+        -x TNBC_AUTO_COMM_CPU_SHARE=0 \
         -x TNBC_AUTO_PROFILE_OUT="$W/skew.profile" -- "$P/replay/auto_user" 12 32768 || return 1
     local r got want=""
     for r in 0 1 2; do
@@ -196,9 +218,12 @@ check_ranks_agree() {
 # and counted in the model's Tinit: with every agreement made to seem
 # 40 ms longer (TNBC_TEST_AUTO_AGREE_ADD_US, the sanitizer build's test
 # hook) the learned site's Tinit holds those 40 ms, Tinit exceeds Tcomm
-# (64 KiB blocks move in well under 40 ms here), and the site is off.
+# (64 KiB blocks move in well under 40 ms here), and the site is off
+# (the CPU share set to 0: on a machine with one CPU the crowded rule
+# would turn it off first).
 check_agreement_in_tinit() {
-    hooked_plain_and_auto agr 2 -x TNBC_TEST_AUTO_AGREE_ADD_US=40000 -x TNBC_AUTO_PROFILE_OUT="$W/agr.profile" -- \
+    hooked_plain_and_auto agr 2 -x TNBC_TEST_AUTO_AGREE_ADD_US=40000 -x TNBC_AUTO_PROFILE_OUT="$W/agr.profile" \
+        -x TNBC_AUTO_COMM_CPU_SHARE=0 -- \
         "$P/replay/auto_user" 8 65536 || return 1
     local model tinit
     model=$(awk '/^site auto_user\+0x[0-9a-f]* alltoall$/ { s = 1 } s && /^  model / { print; exit }' "$W/agr.profile")
@@ -213,6 +238,7 @@ check_agreement_in_tinit() {
 t_run "ordinary program, forced on: learns 2, decides at the 3rd and goes early from it, same bytes" check_user_forced_on
 t_run "every operation forced on: integrity checks and checksums as plain" check_integrity_forced_on
 t_run "early return cannot gain: site off, says why, never early" check_model_off
+t_run "ranks outnumbering their machine's CPUs: a node-local site is off, said why" check_crowded_off
 t_openmpi_only "forced on, the check finds no gain" "the sanitizer build is an Open MPI build" &&
     t_run "forced on, the check finds no gain: off, profile and report say why" check_measured_off
 t_openmpi_only "a look inside the window turns a losing site off" "the sanitizer build is an Open MPI build" &&

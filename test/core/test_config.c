@@ -3,6 +3,7 @@
  * exact one-line warning a bad value gives (captured from stderr). */
 #include "config.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -130,6 +131,45 @@ static void test_long_bad(void **state)
     assert_string_equal(err, "tnbc: TNBC_CHUNKS=\"0\" is not a whole number in [1, 64]; using 4\n");
 }
 
+static double get_double(const char *value, const char **err)
+{
+    double v;
+    setenv("TNBC_T_DOUBLE", value, 1);
+    capture_begin();
+    v = tnbc_env_double("TNBC_T_DOUBLE", 0.25, 0, 1);
+    *err = capture_end();
+    return v;
+}
+
+/* Decimal numbers in [0, 1]; anything else (NaN, junk, out of range) the
+ * fallback 0.25 with one line naming the value and the range. */
+static void test_double(void **state)
+{
+    (void)state;
+    static const struct { const char *v; double want; } good[] = {
+        { "0", 0 }, { "1", 1 }, { "0.5", 0.5 }, { ".75", 0.75 }, { "1e-1", 0.1 }, { "", 0.25 },
+    };
+    static const char *const bad[] = { "nan", "1.5", "-0.1", "0.5x", "x", "inf", " 0.5 ", "1e999" };
+    const char *err;
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        assert_true(get_double(good[i].v, &err) == good[i].want);
+        assert_string_equal(err, "");
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char want[160];
+        assert_true(get_double(bad[i], &err) == 0.25);
+        snprintf(want, sizeof want, "tnbc: TNBC_T_DOUBLE=\"%s\" is not a number in [0, 1]; using 0.25\n",
+                 bad[i]);
+        assert_string_equal(err, want);
+    }
+    setenv("TNBC_T_DOUBLE", "x", 1);         /* a NaN fallback: the caller's default */
+    capture_begin();
+    assert_true(isnan(tnbc_env_double("TNBC_T_DOUBLE", NAN, 0, 1)));
+    err = capture_end();
+    assert_string_equal(err, "tnbc: TNBC_T_DOUBLE=\"x\" is not a number in [0, 1]; using the default\n");
+    unsetenv("TNBC_T_DOUBLE");
+}
+
 static int get_bool(const char *value, int fallback, const char **err)
 {
     int v;
@@ -251,6 +291,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_long_good),
         T(test_long_bad),
+        T(test_double),
         T(test_bool),
         T(test_choice),
         T(test_str),
