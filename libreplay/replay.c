@@ -118,6 +118,7 @@ static struct {
     int trial;             /* TNBC_REPLAY_TRIAL: every other call of a site blocking */
     int autotune;          /* TNBC_AUTO: sites learned in this run (autotune.h) */
     int auto_out;          /* every rank: TNBC_AUTO_PROFILE_OUT names the file */
+    int any_auto;          /* some rank runs tnbc auto (TNBC_AUTO) */
     struct tnbc_db *db;
 } R;
 
@@ -198,14 +199,15 @@ static void drain(void);
  * Returns 1 when the machinery runs on every rank. */
 static int all_ranks_on(int provided)
 {
-    int mine[3] = { R.wants_on, R.user_level == MPI_THREAD_MULTIPLE,
-                    -(R.autotune && tnbc_env_str("TNBC_AUTO_PROFILE_OUT", NULL) != NULL) };
-    int all[3] = { 0, 0, 0 };
-    if (PMPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    int mine[4] = { R.wants_on, R.user_level == MPI_THREAD_MULTIPLE,
+                    -(R.autotune && tnbc_env_str("TNBC_AUTO_PROFILE_OUT", NULL) != NULL), R.autotune };
+    int all[4] = { 0, 0, 0, 0 };
+    if (PMPI_Allreduce(mine, all, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
         tnbc_warn("cannot agree on the profile at start; every collective runs blocking");
         return 0;
     }
     R.auto_out = all[2] == -1;     /* (MAX of negated flags: every rank has one) */
+    R.any_auto = all[3];
     if (all[0] && all[1] && R.rank == 0)
         tnbc_warn("the program asks for MPI_THREAD_MULTIPLE (collectives from several threads at once); every collective runs blocking");
     if (!all[0] || all[1])
@@ -263,10 +265,10 @@ int tnbc_mode_init(int provided)
     }
     for (int i = 0; R.autotune && i < TNBC_OP_COUNT; i++)
         R.op_on[i] = 1;
-    /* Collective: every rank that got here calls it, in auto mode or not
+    /* Collective: where any rank runs auto, every rank that got here
      * (a rank's TNBC_AUTO is its own; 136 bytes per rank, once). */
-    struct crowding crowd;
-    if (crowding_measure(MPI_COMM_WORLD, &crowd) != 0 && R.rank == 0)
+    struct crowding crowd = { 1, 1 };
+    if (R.any_auto && crowding_measure(MPI_COMM_WORLD, &crowd) != 0 && R.rank == 0)
         tnbc_warn("cannot count the ranks per machine; auto takes every machine as not crowded");
     if (R.autotune)
         autotune_configure((int)tnbc_env_long("TNBC_AUTO_LEARN", 2, 1, AUTO_LEARN_MAX),
