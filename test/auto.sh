@@ -136,21 +136,33 @@ check_crowded_off() {
 # (7 early calls, the first of them the deciding call, whose cycle is no
 # sample; 8 checking, the sample; one in 2 calls checks) it turns
 # off, and the learned profile (decision, `measured` line) and the
-# end-of-run report say so with the window's numbers; the output is the
-# plain run's. The verdict itself is forced to "loss"
+# end-of-run report say so with the window's numbers, as does `tnbc
+# report` on the run's summary; the output is the plain run's. The verdict
+# itself is forced to "loss"
 # (TNBC_TEST_AUTO_VERDICT): whether early returns gain depends on the
 # machine's load (on a loaded 2-core machine even this program, which
 # reads one element per block, gained), and the statistic is tested on
 # its own (analyzer/test/test_stats.c).
 check_measured_off() {
     hooked_plain_and_auto moff 2 -x TNBC_AUTO_DECIDE=on -x TNBC_AUTO_LEARN=2 -x TNBC_AUTO_CHECK=2 \
-        -x TNBC_TEST_AUTO_VERDICT=loss -x TNBC_AUTO_REPORT=1 -x TNBC_AUTO_PROFILE_OUT="$W/moff.profile" -- \
+        -x TNBC_TEST_AUTO_VERDICT=loss -x TNBC_AUTO_REPORT=1 -x TNBC_AUTO_PROFILE_OUT="$W/moff.profile" \
+        -x TNBC_REPLAY_DIR="$W/moff.d" -- \
         "$P/replay/auto_phases" 60 65536 30 touch || return 1
     grep -q '^  decision off measured in this run: .* after early calls, .* after blocking ones (medians of 6 and 8; Mann-Whitney z .*, verdict forced by TNBC_TEST_AUTO_VERDICT)$' "$W/moff.profile" &&
         grep -q '^  measured early 7 checked 8 ' "$W/moff.profile" ||
         { echo "profile:"; cat "$W/moff.profile"; return 1; }
     grep -q '^tnbc\[0\]: auto: alltoall at auto_phases+0x[0-9a-f]*: 60 calls, 7 early, blocking: off:[0-9]* learning:3 checking:8; now off: measured in this run' "$W/moff.err" ||
         { echo "report:"; cat "$W/moff.err"; return 1; }
+    # tnbc report on the run's merged summary and its learned profile: both
+    # ranks' calls (7 early each; 3 learning, 8 checking, the other 42 off),
+    # what the check measured, the decision.
+    $TNBC merge "$W/moff.db" "$W/moff.d" > /dev/null &&
+        scripts/tnbc-report "$W/moff.db" -p "$W/moff.profile" --no-plots -o "$W/moff.rep" > /dev/null ||
+        { echo "tnbc report failed"; return 1; }
+    grep -q '^  replay: 14 of 120 calls returned early (all ranks); blocking: off 84, checking 16, learning 6$' "$W/moff.rep/summary.txt" &&
+        grep -q '^  auto measured: 7 calls early, 8 blocking to check; .* (Mann-Whitney z ' "$W/moff.rep/summary.txt" &&
+        grep -q '^  decision: off: measured in this run: ' "$W/moff.rep/summary.txt" ||
+        { echo "tnbc report:"; cat "$W/moff.rep/summary.txt"; return 1; }
     grep -m1 '^  decision' "$W/moff.profile"
 }
 
