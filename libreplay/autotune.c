@@ -505,13 +505,14 @@ static double site_cpu_share(const int64_t *all, const int *len, int p, char *wh
         if (all[at + HDR_NODE] != all[HDR_NODE])
             return 0;
     /* One node, so one machine: every member sent the same counts. */
-    long long ranks = all[HDR_MACHINE_RANKS], cpus = all[HDR_MACHINE_CPUS];
-    if (ranks <= cpus)
+    const struct crowding machine = { (int)all[HDR_MACHINE_RANKS], (int)all[HDR_MACHINE_CPUS] };
+    if (!crowding_crowded(&machine))
         return 0;
     snprintf(why, whylen,
-             "the %d members share a node, and its machine runs %lld of the job's ranks on %lld "
+             "the %d members share a node, and its machine runs %d of the job's ranks on %d "
              "CPU%s, so moving their data (copying) takes a CPU from some rank's work "
-             "(TNBC_AUTO_COMM_CPU_SHARE overrides)", p, ranks, cpus, cpus == 1 ? "" : "s");
+             "(TNBC_AUTO_COMM_CPU_SHARE overrides)", p, machine.ranks, machine.cpus,
+             machine.cpus == 1 ? "" : "s");
     return 1;
 }
 
