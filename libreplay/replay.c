@@ -284,7 +284,10 @@ int tnbc_mode_init(int provided)
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
     R.trial = tnbc_env_bool("TNBC_REPLAY_TRIAL", 0);
     nbop_configure(piece_bytes(), tnbc_env_bool("TNBC_NODE_SCHEDULE", 1));
-    R.window = (int)tnbc_env_long("TNBC_WINDOW", 8, 1, 1024);
+    /* Sends in flight per call: enough to keep a link busy while the
+     * progress thread waits for a CPU the program's threads also want
+     * (docs/replay.md, "The send window"); 8 starved a node's link there. */
+    R.window = (int)tnbc_env_long("TNBC_WINDOW", 64, 1, 1024);
     R.sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
     open_summary();
     if (R.db)
