@@ -73,7 +73,10 @@ int tnbc_mode_init(int provided)
 
     T.max_calls = tnbc_env_long("TNBC_TRACE_MAX_CALLS", 8, 0, 1L << 40);
     T.chunks = (int)tnbc_env_long("TNBC_CHUNKS", 4, 1, 64);
-    T.guard_send = tnbc_env_bool("TNBC_TRACE_SEND", 1);
+    /* Send buffers only on request: their first writes are shown by the
+     * timeline but used by no decision (the analyzer orders by receive
+     * touches), and guarding them doubled a traced call's faults. */
+    T.guard_send = tnbc_env_bool("TNBC_TRACE_SEND", 0);
     T.flush_ticks = (uint64_t)((double)tnbc_env_long("TNBC_TRACE_FLUSH_MS", 100, 0, 1L << 30) *
                                1e-3 * tnbc_ticks_hz());
     dir = tnbc_env_str("TNBC_TRACE_DIR", "tnbc-trace");

@@ -110,7 +110,7 @@ check_subpage() {
 # 4 receive blocks released for io, and its 4 send blocks first written,
 # or, at the last call, released by free.
 check_io_reuse() {
-    traced io 4 "$P/io_and_reuse" "$W" || return 1
+    TNBC_TRACE_SEND=1 traced io 4 "$P/io_and_reuse" "$W" || return 1
     local got want= r i
     got=$(q "$W/io.db" "SELECT c.rank || ':' || c.invocation || ' ' || (SELECT group_concat(x, ',') FROM
             (SELECT t.side || t.idx || '=' || t.how AS x FROM touch t WHERE t.call_id = c.call_id
@@ -137,9 +137,10 @@ check_max_calls() {
         [[ $(q "$W/k.db" "SELECT DISTINCT calls || '/' || traced FROM site WHERE op='alltoall'") == "5/2" ]]
 }
 
-# Send buffers left unguarded: receive orders still exact, no send rows.
+# Send buffers left unguarded (the default): receive orders still exact,
+# no send rows.
 check_no_send_guard() {
-    TNBC_TRACE_SEND=0 traced ns 4 "$P/access_order" alltoall 8192 3,1,0,2 2 || return 1
+    traced ns 4 "$P/access_order" alltoall 8192 3,1,0,2 2 || return 1
     expect_order "$W/ns.db" alltoall 3,1,0,2 8 &&
         [[ $(q "$W/ns.db" "SELECT count(*) FROM touch WHERE side = 'send'") == 0 ]]
 }
@@ -196,7 +197,7 @@ t_run "sub-page blocks sharing a page (exact re-arm)" check_subpage
 t_run "write/fwrite/MPI_Send/free on guarded buffers" check_io_reuse
 t_run "Fortran (use mpi) MPI_ALLTOALL" check_fortran
 t_run "only the first K calls traced" check_max_calls
-t_run "TNBC_TRACE_SEND=0" check_no_send_guard
+t_run "send buffers unguarded by default" check_no_send_guard
 t_run "call-site ids stable across runs" check_site_stable
 t_run "killed run keeps what was traced" check_killed_run
 t_run "real crash still crashes" check_real_crash
