@@ -244,6 +244,18 @@ static long piece_bytes(void)
     return env;
 }
 
+/* Sends in flight per call, in pieces of `piece` bytes: 2 MiB, enough
+ * to keep a link busy while the progress thread waits for a CPU the
+ * program's threads also want (docs/replay.md, "The send window"; 8
+ * pieces of 32 KiB starved a node's link there). TNBC_WINDOW overrides. */
+static int send_window(long piece)
+{
+    const long bytes = 2L << 20;
+    long n = piece > 0 ? bytes / piece : 64;
+    n = n < 8 ? 8 : n > 1024 ? 1024 : n;
+    return (int)tnbc_env_long("TNBC_WINDOW", n, 1, 1024);
+}
+
 int tnbc_mode_init(int provided)
 {
     PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
@@ -283,11 +295,9 @@ int tnbc_mode_init(int provided)
     comms_init(drain, sizeof(struct edge_req));
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
     R.trial = tnbc_env_bool("TNBC_REPLAY_TRIAL", 0);
-    nbop_configure(piece_bytes(), tnbc_env_bool("TNBC_NODE_SCHEDULE", 1));
-    /* Sends in flight per call: enough to keep a link busy while the
-     * progress thread waits for a CPU the program's threads also want
-     * (docs/replay.md, "The send window"); 8 starved a node's link there. */
-    R.window = (int)tnbc_env_long("TNBC_WINDOW", 64, 1, 1024);
+    long piece = piece_bytes();
+    nbop_configure(piece, tnbc_env_bool("TNBC_NODE_SCHEDULE", 1));
+    R.window = send_window(piece);
     R.sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
     open_summary();
     if (R.db)
