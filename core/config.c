@@ -57,11 +57,11 @@ const char *tnbc_env_str(const char *name, const char *fallback)
 
 long tnbc_env_long(const char *name, long fallback, long min, long max)
 {
-    const char *v = getenv(name);
+    const char *v = tnbc_env_str(name, NULL);
     char *end;
     long x;
 
-    if (!v || !*v)
+    if (!v)
         return fallback;
     errno = 0;
     x = strtol(v, &end, 10);
@@ -75,11 +75,11 @@ long tnbc_env_long(const char *name, long fallback, long min, long max)
 
 double tnbc_env_double(const char *name, double fallback, double min, double max)
 {
-    const char *v = getenv(name);
+    const char *v = tnbc_env_str(name, NULL);
     char *end;
     double x;
 
-    if (!v || !*v)
+    if (!v)
         return fallback;
     errno = 0;
     x = strtod(v, &end);
