@@ -967,22 +967,66 @@ void tnbc_guard_open_sub(struct tnbc_guard *g, int sub)
 
 /* The process's mappings as last read from /proc/self/maps, each marked
  * guardable (private, anonymous, not the main stack) or not. Read again
- * when the program changed its mappings through an interposed call, or
- * when a range is not found (malloc's own mmaps and brk bypass those). */
+ * when a range is not found (malloc's own mmaps and brk bypass the
+ * wrappers), and when the program changed, through an interposed call,
+ * mappings in the range asked about.
+ *
+ * Why per range: a change can only alter what the addresses it names are;
+ * the table stays true everywhere else. Programs that mmap and munmap a
+ * scratch buffer every iteration (or malloc and free one large enough
+ * for glibc to mmap it) made every collective read the table again, 0.5 ms
+ * per call with MPI's 300 mappings, while the call's own buffers had not
+ * moved.
+ *
+ * Invariant: while valid and read_gen == gen, every change made since the
+ * table was read lies in one of dirty[0..ndirty). A change that cannot be
+ * recorded (list full, or the lock busy: the wrappers never wait for it)
+ * bumps gen instead, which invalidates the whole table. */
 struct map_ent {
     uintptr_t lo, hi;
     int ok;
 };
+#define MAPS_DIRTY_MAX 32
 static struct {
     pthread_mutex_t lock;
     struct map_ent *ent;
     int n, cap;
-    atomic_uint gen;         /* bumped by tnbc_guard_maps_changed */
+    atomic_uint gen;         /* bumped for a change not in dirty[] */
     unsigned read_gen;
     int valid;
+    struct { uintptr_t lo, hi; } dirty[MAPS_DIRTY_MAX];
+    int ndirty;
+    atomic_uint reads;       /* times the table was read, ever */
 } maps = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-void tnbc_guard_maps_changed(void) { atomic_fetch_add(&maps.gen, 1); }
+void tnbc_guard_maps_changed(const void *addr, size_t len)
+{
+    uintptr_t ps = tnbc_page_size(), at = (uintptr_t)addr;
+    uintptr_t lo = at & ~(ps - 1), hi = (at + len + ps - 1) & ~(ps - 1);
+    if (pthread_mutex_trylock(&maps.lock) != 0) {
+        atomic_fetch_add(&maps.gen, 1);
+        return;
+    }
+    if (maps.ndirty < MAPS_DIRTY_MAX && lo < hi) {
+        maps.dirty[maps.ndirty].lo = lo;
+        maps.dirty[maps.ndirty].hi = hi;
+        maps.ndirty++;
+    } else {
+        atomic_fetch_add(&maps.gen, 1);
+    }
+    pthread_mutex_unlock(&maps.lock);
+}
+
+unsigned tnbc_guard_maps_reads(void) { return atomic_load(&maps.reads); }
+
+/* Whether a recorded change touches [lo, hi). Caller holds maps.lock. */
+static int maps_dirty(uintptr_t lo, uintptr_t hi)
+{
+    for (int i = 0; i < maps.ndirty; i++)
+        if (lo < maps.dirty[i].hi && maps.dirty[i].lo < hi)
+            return 1;
+    return 0;
+}
 
 /* Hex digits at *s, advancing it; -1 when there are none. */
 static int scan_hex(const char **s, unsigned long *v)
@@ -1171,12 +1215,15 @@ int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why)
     }
     pthread_mutex_lock(&maps.lock);
     unsigned gen = atomic_load(&maps.gen);
-    int rc = maps.valid && maps.read_gen == gen ? maps_cover(lo, hi) : -1;
+    int fresh = maps.valid && maps.read_gen == gen && !maps_dirty(lo, hi);
+    int rc = fresh ? maps_cover(lo, hi) : -1;
     /* Not found, or found unfit: read again (glibc's internal mprotect
      * turns reserved PROT_NONE arena space writable behind our back). */
     if (rc != 1) {
+        maps.ndirty = 0;      /* under the lock: no change is recorded meanwhile */
         maps.valid = read_maps() == 0;
         maps.read_gen = gen;
+        atomic_fetch_add(&maps.reads, 1);
         rc = maps.valid ? maps_cover(lo, hi) : 0;
     }
     pthread_mutex_unlock(&maps.lock);

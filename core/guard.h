@@ -122,9 +122,12 @@ int tnbc_guard_all_open(const struct tnbc_guard *g);
  * cannot land data in it while protected.
  * Returns 1, or 0 with *why set. tnbc_guard_arm applies it too. */
 int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why);
-/* The program changed its mappings (mmap, munmap, mremap): the cached map
- * of the address space is read again at the next check. */
-void tnbc_guard_maps_changed(void);
+/* The program changed its mappings (mmap, munmap, mremap) in [addr,
+ * addr+len): the cached map of the address space is read again at the next
+ * check of a range that meets it. Never blocks. */
+void tnbc_guard_maps_changed(const void *addr, size_t len);
+/* How many times the map was read so far (tests, costs). */
+unsigned tnbc_guard_maps_reads(void);
 /* Thread stacks, registered by the thread-creation wrapper. */
 void tnbc_guard_stack_add(uintptr_t lo, uintptr_t hi);
 void tnbc_guard_stack_remove(uintptr_t lo);

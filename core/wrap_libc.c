@@ -153,7 +153,7 @@ int munmap(void *addr, size_t len)
     if (tnbc_guard_active())
         tnbc_guard_release_range(addr, len, TNBC_REL_FREE);
     int rc = real_munmap(addr, len);
-    tnbc_guard_maps_changed();
+    tnbc_guard_maps_changed(addr, len);
     return rc;
 }
 
@@ -168,7 +168,9 @@ int mprotect(void *addr, size_t len, int prot)
     REAL(mprotect);
     if (tnbc_guard_active())
         tnbc_guard_release_range(addr, len, TNBC_REL_IO);
-    return real_mprotect(addr, len, prot);
+    int rc = real_mprotect(addr, len, prot);
+    tnbc_guard_maps_changed(addr, len);     /* writable or not */
+    return rc;
 }
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
@@ -177,7 +179,8 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
     if ((flags & MAP_FIXED) && tnbc_guard_active())
         tnbc_guard_release_range(addr, len, TNBC_REL_FREE);
     void *p = real_mmap(addr, len, prot, flags, fd, off);
-    tnbc_guard_maps_changed();
+    /* A failed MAP_FIXED may have unmapped what was at addr. */
+    tnbc_guard_maps_changed(p != MAP_FAILED ? p : addr, len);
     return p;
 }
 
@@ -237,7 +240,11 @@ void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
     void *p = real_mremap(old, old_len, new_len, flags, to);
     if (p == MAP_FAILED && errno == EFAULT)
         p = mremap_split(old, old_len, new_len, flags);
-    tnbc_guard_maps_changed();
+    tnbc_guard_maps_changed(old, old_len);
+    if (p != MAP_FAILED)
+        tnbc_guard_maps_changed(p, new_len);
+    else if (to)
+        tnbc_guard_maps_changed(to, new_len);
     return p;
 }
 

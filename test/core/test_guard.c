@@ -935,7 +935,11 @@ static void test_memory_kinds(void **state)
     volatile char on_stack[3 * 4096];
     assert_true(anon != MAP_FAILED && shared != MAP_FAILED && file != MAP_FAILED && heap &&
                 sfile != MAP_FAILED && ro != MAP_FAILED);
-    tnbc_guard_maps_changed();        /* as the mmap wrapper does */
+    tnbc_guard_maps_changed(anon, 4 * ps);        /* as the mmap wrapper does */
+    tnbc_guard_maps_changed(shared, 4 * ps);
+    tnbc_guard_maps_changed(file, 4 * ps);
+    tnbc_guard_maps_changed(sfile, 4 * ps);
+    tnbc_guard_maps_changed(ro, 4 * ps);
 
     assert_true(memory_ok(anon, 4 * ps, &why));
     assert_true(memory_ok(heap + ps, 32 * ps, &why));
@@ -951,17 +955,24 @@ static void test_memory_kinds(void **state)
     /* Part private anonymous, part shared: refused. */
     char *two = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     assert_true(two != MAP_FAILED);
-    tnbc_guard_maps_changed();
+    tnbc_guard_maps_changed(two, 2 * ps);
     assert_true(memory_ok(two, 2 * ps, &why));
     assert_true(mmap(two + ps, ps, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED,
                      -1, 0) == two + ps);
-    tnbc_guard_maps_changed();
+    tnbc_guard_maps_changed(two + ps, ps);
     assert_false(memory_ok(two, 2 * ps, &why));
+    assert_true(memory_ok(two, ps, &why));
+    /* Made read-only by the program: refused. */
+    assert_int_equal(mprotect(two, ps, PROT_READ), 0);
+    tnbc_guard_maps_changed(two, ps);           /* as the mprotect wrapper does */
+    assert_false(memory_ok(two, ps, &why));
+    assert_int_equal(mprotect(two, ps, PROT_READ | PROT_WRITE), 0);
+    tnbc_guard_maps_changed(two, ps);
     assert_true(memory_ok(two, ps, &why));
 
     /* Gone: refused. */
     munmap(two, 2 * ps);
-    tnbc_guard_maps_changed();        /* as the munmap wrapper does */
+    tnbc_guard_maps_changed(two, 2 * ps);        /* as the munmap wrapper does */
     assert_false(memory_ok(two, ps, &why));
     /* A mapping made behind our back (no wrapper saw it): the cached map
      * lacks it and is read again. */
@@ -969,7 +980,7 @@ static void test_memory_kinds(void **state)
     assert_true(late != MAP_FAILED);
     assert_true(memory_ok(late, ps, &why));
     munmap(late, ps);
-    tnbc_guard_maps_changed();
+    tnbc_guard_maps_changed(late, ps);
 
     /* A registered thread stack, wherever it lies, is never guarded. */
     tnbc_guard_stack_add((uintptr_t)anon + ps, (uintptr_t)anon + 3 * ps);
@@ -995,6 +1006,52 @@ static void test_memory_kinds(void **state)
     munmap(sfile, 4 * ps);
     munmap(ro, 4 * ps);
     fclose(f);
+}
+
+/* The cached map is read again only for a range a recorded change meets:
+ * a program that maps and unmaps scratch memory every iteration must not
+ * pay a read of /proc/self/maps at every call on its other buffers. */
+static void test_maps_cache_per_range(void **state)
+{
+    (void)state;
+    const char *why;
+    char *buf = mmap(NULL, 8 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(buf != MAP_FAILED);
+    tnbc_guard_maps_changed(buf, 8 * ps);
+    assert_true(memory_ok(buf, 8 * ps, &why));
+    unsigned reads = tnbc_guard_maps_reads();
+
+    /* Scratch mapped and unmapped elsewhere: the table still holds for buf. */
+    for (int i = 0; i < 3; i++) {
+        char *scratch = mmap(NULL, 16 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        assert_true(scratch != MAP_FAILED);
+        tnbc_guard_maps_changed(scratch, 16 * ps);
+        assert_true(memory_ok(buf, 8 * ps, &why));
+        munmap(scratch, 16 * ps);
+        tnbc_guard_maps_changed(scratch, 16 * ps);
+        assert_true(memory_ok(buf + ps, 2 * ps, &why));
+    }
+    assert_int_equal(tnbc_guard_maps_reads(), reads);
+
+    /* A change inside buf: read again, and the new truth seen. */
+    assert_true(mmap(buf + 7 * ps, ps, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED,
+                     -1, 0) == buf + 7 * ps);
+    tnbc_guard_maps_changed(buf + 7 * ps, ps);
+    assert_true(memory_ok(buf, 7 * ps, &why));          /* before the change: still cached */
+    assert_int_equal(tnbc_guard_maps_reads(), reads);
+    assert_false(memory_ok(buf + 6 * ps, 2 * ps, &why));
+    assert_int_equal(tnbc_guard_maps_reads(), reads + 1);
+
+    /* More changes than the list holds: the whole table goes stale. */
+    reads = tnbc_guard_maps_reads();
+    for (int i = 0; i < 40; i++)
+        tnbc_guard_maps_changed((char *)0x1000 + (size_t)i * 2 * ps, ps);
+    assert_true(memory_ok(buf, ps, &why));
+    assert_int_equal(tnbc_guard_maps_reads(), reads + 1);
+    assert_true(memory_ok(buf, ps, &why));
+    assert_int_equal(tnbc_guard_maps_reads(), reads + 1);
+    munmap(buf, 8 * ps);
+    tnbc_guard_maps_changed(buf, 8 * ps);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -1027,6 +1084,7 @@ int main(void)
         T(test_two_threads),
         T(test_measure_costs),
         T(test_memory_kinds),
+        T(test_maps_cache_per_range),
     };
     char rearm[16];
 
