@@ -17,9 +17,10 @@ const char *tnbc_clock_source(void);  /* "tsc" or "clock_gettime" */
 double tnbc_ticks_to_ns(uint64_t ticks);
 uint64_t tnbc_ns_now(void);           /* CLOCK_MONOTONIC in ns */
 
-/* Program time: this thread's ticks minus those it spent in tnbc's own work
+/* Program time: ticks minus those the process spent in tnbc's own work
  * (our fault handlers and the kernel's delivery of their signals, the
- * trace's bookkeeping). The trace stamps calls and first touches with it,
+ * trace's bookkeeping; intervals of several threads counted once), one
+ * clock for all threads. The trace stamps calls and first touches with it,
  * so the code's measured speed (TCURC, RCRC, the call cycle) is the
  * program's, not the program's slowed down by its observer. */
 uint64_t tnbc_program_ticks(void);

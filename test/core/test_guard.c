@@ -688,6 +688,37 @@ static void test_program_time_monotonic(void **state)
     assert_true(after >= before);
 }
 
+static void *read_program_time(void *out)
+{
+    *(uint64_t *)out = tnbc_program_ticks();
+    return NULL;
+}
+
+/* Program time is one clock for all threads: a thread started after the
+ * main thread lost time to tnbc reads a time between the main thread's
+ * reads before and after it (with a clock per thread, the new one ran
+ * ahead by all the main thread's lost time: a first touch in a reader
+ * thread looked milliseconds later than it was). Causal order only, no
+ * timing: the thread reads after the first main read and before the
+ * second. */
+static void test_program_time_one_clock(void **state)
+{
+    (void)state;
+    uint64_t t = tnbc_ticks(), lost = (uint64_t)(tnbc_ticks_hz() * 20e-3);
+    while (tnbc_ticks() - t < lost)
+        ;
+    tnbc_ticks_lost_since(t, 0);              /* 20 ms of "observer" time */
+    uint64_t before = tnbc_program_ticks(), in_thread = 0;
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, read_program_time, &in_thread), 0);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    uint64_t after = tnbc_program_ticks();
+    print_message("# main %llu, thread %llu, main %llu\n", (unsigned long long)before,
+                  (unsigned long long)in_thread, (unsigned long long)after);
+    assert_true(before <= in_thread);
+    assert_true(in_thread <= after);
+}
+
 /* A fault that is not ours (a PROT_NONE page nobody guards, an unmapped
  * page) reaches the SIGSEGV handler installed before tnbc_guard_init. */
 static void test_foreign_fault_chained(void **state)
@@ -1076,6 +1107,7 @@ int main(void)
         T(test_rearm_limit),
         T(test_program_time),
         T(test_program_time_monotonic),
+        T(test_program_time_one_clock),
         T(test_foreign_fault_chained),
         T(test_sigaction_interposed),
         T(test_signal_keeps_ours),
