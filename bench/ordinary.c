@@ -4,7 +4,10 @@
  * pages; --aligned puts them on page boundaries), MPI_Alltoall of --block B
  * bytes per peer, then --passes multiply-add passes over each received
  * block, the blocks taken in the order (3i+1) mod P, after --curc-us of
- * unrelated work (CPU time). --iters N iterations.
+ * unrelated work (CPU time). --iters N iterations. --threads T: the
+ * passes run in T threads the program creates after each call, thread t
+ * taking the t-th, (t+T)-th, ... block of that order (as a program that
+ * hands the received data to a fresh team of threads does).
  *
  * It measures itself: per iteration the cycle (alltoall + work) and the
  * compute phase's consumption rate (received bytes over the time from the
@@ -25,20 +28,21 @@
  * t_coll the alltoall, t_total the cycle), so bench/run-apps can run it. */
 #include "bench_util.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 struct opts {
-    long block, iters, head, passes;
+    long block, iters, head, passes, threads;
     double curc_us;
     int aligned, corrupt;
 };
 
 static void parse(int argc, char **argv, struct opts *o)
 {
-    *o = (struct opts){ .block = 64 << 10, .iters = 40, .head = 8, .passes = 16 };
+    *o = (struct opts){ .block = 64 << 10, .iters = 40, .head = 8, .passes = 16, .threads = 0 };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--aligned")) {
@@ -51,12 +55,13 @@ static void parse(int argc, char **argv, struct opts *o)
         }
         if (!v)
             bench_usage_error("usage: ordinary [--block B] [--iters N] [--head H] [--passes K] "
-                              "[--curc-us US] [--aligned] [--corrupt]");
+                              "[--curc-us US] [--threads T] [--aligned] [--corrupt]");
         if (!strcmp(a, "--block")) o->block = bench_parse_long(a, v, 8, 64L << 20);
         else if (!strcmp(a, "--iters")) o->iters = bench_parse_long(a, v, 3, 1000000);
         else if (!strcmp(a, "--head")) o->head = bench_parse_long(a, v, 2, 1000000);
         else if (!strcmp(a, "--passes")) o->passes = bench_parse_long(a, v, 1, 1000);
         else if (!strcmp(a, "--curc-us")) o->curc_us = bench_parse_double(a, v, 0, 1e9);
+        else if (!strcmp(a, "--threads")) o->threads = bench_parse_long(a, v, 1, 64);
         else bench_usage_error("ordinary: unknown option '%s'", a);
         i++;
     }
@@ -99,6 +104,49 @@ static void consume(const double *x, size_t n, long passes, double acc[4])
             acc[2] = acc[2] * 0.5 + x[j + 2];
             acc[3] = acc[3] * 0.5 + x[j + 3];
         }
+}
+
+/* The passes of one reader thread: blocks t, t+T, ... of the order. */
+struct reader {
+    const double *rbuf;
+    size_t nd;
+    int np, t, nthreads;
+    long passes;
+    double start, acc[4];
+};
+
+static void *read_share(void *arg)
+{
+    struct reader *r = arg;
+    r->start = bench_now();
+    for (int k = r->t; k < r->np; k += r->nthreads)
+        consume(r->rbuf + (size_t)((3 * k + 1) % r->np) * r->nd, r->nd, r->passes, r->acc);
+    return NULL;
+}
+
+/* The passes in `nthreads` fresh threads; returns when the first began,
+ * and adds the threads' sums into acc (in thread order: the same sum every
+ * run). */
+static double consume_threaded(const double *rbuf, size_t nd, int np, long passes,
+                               int nthreads, double acc[4])
+{
+    pthread_t th[64];
+    struct reader r[64];
+    double first = 0;
+    for (int t = 0; t < nthreads; t++) {
+        r[t] = (struct reader){ .rbuf = rbuf, .nd = nd, .np = np, .t = t,
+                                .nthreads = nthreads, .passes = passes };
+        if (pthread_create(&th[t], NULL, read_share, &r[t]) != 0)
+            bench_fail("cannot create a reader thread");
+    }
+    for (int t = 0; t < nthreads; t++) {
+        pthread_join(th[t], NULL);
+        if (t == 0 || r[t].start < first)
+            first = r[t].start;
+        for (int i = 0; i < 4; i++)
+            acc[i] += r[t].acc[i];
+    }
+    return first;
 }
 
 /* Every element of every block received in iteration `it` is the one its
@@ -157,9 +205,13 @@ int main(int argc, char **argv)
         if (o.curc_us > 0)
             bench_busy_us(o.curc_us, NULL, NULL, 0);
         double c0 = bench_now();
-        for (int k = 0; k < np; k++) {
-            int i = (3 * k + 1) % np;
-            consume(rbuf + (size_t)i * nd, nd, o.passes, acc);
+        if (o.threads > 0) {
+            c0 = consume_threaded(rbuf, nd, np, o.passes, (int)o.threads, acc);
+        } else {
+            for (int k = 0; k < np; k++) {
+                int i = (3 * k + 1) % np;
+                consume(rbuf + (size_t)i * nd, nd, o.passes, acc);
+            }
         }
         double t1 = bench_now();
         cycle[it] = t1 - t0;
