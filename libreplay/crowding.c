@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "crowding.h"
+#include "fnv.h"
 
 #include <assert.h>
 #include <sched.h>
@@ -15,14 +16,6 @@ struct machine_id {
     uint64_t kernel;              /* hash of the boot id (or hostname) */
     uint64_t mask[MASK_WORDS];    /* CPUs this rank may run on */
 };
-
-static uint64_t fnv1a(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h;
-}
 
 /* The running kernel: its boot id, the same in every namespace; where
  * /proc is not there, the hostname (namespaced, so a finer split). */
@@ -40,7 +33,7 @@ static uint64_t kernel_id(void)
             buf[0] = 0;
         n = strlen(buf);
     }
-    return fnv1a(buf, n);
+    return tnbc_fnv1a(TNBC_FNV1A_INIT, buf, n);
 }
 
 static void own_cpus(uint64_t *mask)

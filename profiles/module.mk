@@ -15,4 +15,4 @@ $(PROFILE_LIB): $(PROFILE_OBJS)
 	ar rcs $@ $^
 
 # Fuzzing the strict reader (mk/fuzz.mk): `make fuzz-profile`.
-$(eval $(call fuzz_target,profile,profiles/fuzz/fuzz_profile.c $(PROFILE_SRCS) profiles/profile.h,-Iprofiles,profiles/fuzz/seeds,profiles/fuzz/profile.dict))
+$(eval $(call fuzz_target,profile,profiles/fuzz/fuzz_profile.c $(PROFILE_SRCS) profiles/profile.h core/fnv.h,-Iprofiles -Icore,profiles/fuzz/seeds,profiles/fuzz/profile.dict))

@@ -4,6 +4,7 @@
  * checking a running call against a site, priorities, freeing.
  */
 #include "profile.h"
+#include "fnv.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,13 +73,9 @@ void tnbc_profile_free(struct tnbc_profile *p)
 
 uint64_t tnbc_profile_site_hash(const char *site, const char *op)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (const char *c = site; *c; c++)
-        h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
-    h = (h ^ 0xff) * 0x100000001b3ULL;       /* separator no name contains */
-    for (const char *c = op; *c; c++)
-        h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
-    return h;
+    uint64_t h = tnbc_fnv1a(TNBC_FNV1A_INIT, site, strlen(site));
+    h = tnbc_fnv1a_byte(h, 0xff);       /* separator no name contains */
+    return tnbc_fnv1a(h, op, strlen(op));
 }
 
 const struct tnbc_profile_site *tnbc_profile_find(const struct tnbc_profile *p,
@@ -102,13 +99,11 @@ const struct tnbc_profile_site *tnbc_profile_find(const struct tnbc_profile *p,
 
 uint64_t tnbc_profile_vhash(const int64_t *bytes, int n)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = TNBC_FNV1A_INIT;
     for (int i = 0; i < n; i++) {
         uint64_t v = (uint64_t)bytes[i];
-        for (int b = 0; b < 8; b++) {
-            h ^= (v >> (8 * b)) & 0xff;
-            h *= 0x100000001b3ULL;
-        }
+        for (int b = 0; b < 8; b++)          /* little-endian on every host */
+            h = tnbc_fnv1a_byte(h, (unsigned char)(v >> (8 * b)));
     }
     return h;
 }
