@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 struct comm_state {
@@ -13,6 +14,10 @@ struct comm_state {
 };
 
 static int keyval = MPI_KEYVAL_INVALID;
+/* Threads of an MPI_THREAD_MULTIPLE program may set up and free states of
+ * different communicators at once: the list is locked, never across an MPI
+ * call (a collective waits for other ranks). */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct comm_state *live;
 static void (*before_free)(void);
 static size_t agree_elem;
@@ -29,12 +34,14 @@ static int state_delete(MPI_Comm comm, int key, void *value, void *extra)
     PMPI_Comm_free(&s->priv.agree);
     free(s->priv.agree_out);   /* agree_got lies in the same block */
     free(s->priv.node_of);
+    pthread_mutex_lock(&live_lock);
     if (s->prev)
         s->prev->next = s->next;
     else
         live = s->next;
     if (s->next)
         s->next->prev = s->prev;
+    pthread_mutex_unlock(&live_lock);
     free(s);
     return MPI_SUCCESS;
 }
@@ -112,10 +119,12 @@ struct comm_priv *comms_get(MPI_Comm comm, const char **why)
         PMPI_Abort(MPI_COMM_WORLD, 1);   /* the members no longer agree */
     }
     s->user = comm;
+    pthread_mutex_lock(&live_lock);
     s->next = live;
     if (live)
         live->prev = s;
     live = s;
+    pthread_mutex_unlock(&live_lock);
     return &s->priv;
 }
 

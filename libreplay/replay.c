@@ -19,7 +19,19 @@
  * turns on a site of a module this process has loaded (decided before
  * MPI_Init_thread from the profile, then made common to all ranks with one
  * MPI_Allreduce at initialisation); the progress thread starts on the
- * first call that goes early. */
+ * first call that goes early.
+ *
+ * Programs that ask for MPI_THREAD_MULTIPLE: the runtime's per-call state
+ * (site table, summary, buffer pool, progress submissions) has one user,
+ * the first thread that makes a collective call (its owner). A collective
+ * from any other thread stops this rank's machinery for good (said once
+ * per rank): that call and every later one on the rank take part in the
+ * agreement where the others hold one, vote no (auto: send a key no site
+ * has), and run blocking, touching only their communicator's own state,
+ * which no two threads use at once (MPI forbids concurrent collectives on
+ * one communicator). No lock is held across an agreement, so two ranks
+ * whose threads reach their collectives in different orders cannot
+ * deadlock. */
 #include "activity.h"
 #include "autotune.h"
 #include "callsite.h"
@@ -44,6 +56,7 @@
 #include <errno.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +118,7 @@ static struct {
     int loaded;            /* the profile was read (before MPI_Init_thread) */
     int wants_on;          /* it turns on a site of a module loaded here */
     int user_level;        /* the thread level the program asked for */
+    int multiple;          /* it asked for MPI_THREAD_MULTIPLE: owner rule */
     char prof_err[TNBC_PROFILE_ERRLEN];
     char identity[TNBC_PROFILE_ERRLEN + 256]; /* why the profile's sites are off, or "" */
     struct tnbc_profile *prof;
@@ -189,28 +203,22 @@ static void drain(void);
 
 /* Every rank must take part in the agreement or none: one MPI_Allreduce
  * over what each rank's profile asks for (a rank may not have loaded the
- * module of a site), whether it could set itself up, and whether its
- * program asked for MPI_THREAD_MULTIPLE. Such a program may run
- * collectives from several threads at once, on different communicators;
- * the runtime's per-call state (site table, summary, buffer pool, the
- * order of progress-thread starts) has one user at a time, and a lock held across the
- * agreement could deadlock two ranks whose threads take it in different
- * orders: so it runs every collective blocking, on every rank (said once).
+ * module of a site) and whether it could set itself up. A program that
+ * asked for MPI_THREAD_MULTIPLE runs under the owner rule (top of file).
  * Returns 1 when the machinery runs on every rank. */
 static int all_ranks_on(int provided)
 {
-    int mine[4] = { R.wants_on, R.user_level == MPI_THREAD_MULTIPLE,
-                    -(R.autotune && tnbc_env_str("TNBC_AUTO_PROFILE_OUT", NULL) != NULL), R.autotune };
-    int all[4] = { 0, 0, 0, 0 };
-    if (PMPI_Allreduce(mine, all, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    int mine[3] = { R.wants_on, -(R.autotune && tnbc_env_str("TNBC_AUTO_PROFILE_OUT", NULL) != NULL),
+                    R.autotune };
+    int all[3] = { 0, 0, 0 };
+    if (PMPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
         tnbc_warn("cannot agree on the profile at start; every collective runs blocking");
         return 0;
     }
-    R.auto_out = all[2] == -1;     /* (MAX of negated flags: every rank has one) */
-    R.any_auto = all[3];
-    if (all[0] && all[1] && R.rank == 0)
-        tnbc_warn("the program asks for MPI_THREAD_MULTIPLE (collectives from several threads at once); every collective runs blocking");
-    if (!all[0] || all[1])
+    R.auto_out = all[1] == -1;     /* (MAX of negated flags: every rank has one) */
+    R.any_auto = all[2];
+    R.multiple = R.user_level == MPI_THREAD_MULTIPLE;
+    if (!all[0])
         return 0;
     if (provided < MPI_THREAD_MULTIPLE) {
         /* Still votes (no) in every agreement, so the others are not left waiting. */
@@ -688,6 +696,36 @@ static int after_agreement(const struct tnbc_args *a, struct nbop *op, int all,
     return run_early(op, st, site, a->op, entry, clock, ip_copy);
 }
 
+/* ---- MPI_THREAD_MULTIPLE: the owner rule -------------------------------- */
+
+static atomic_int owner_claimed;    /* a thread owns the runtime's state */
+static _Thread_local int is_owner;
+static atomic_int stopped;          /* a second thread called a collective */
+
+/* 1 when this thread's collective may use the runtime's shared state: in
+ * a program that did not ask for MPI_THREAD_MULTIPLE always (it calls MPI
+ * from one thread at a time), else only from the owner, before any other
+ * thread has called a collective. */
+static int owner_may_run(void)
+{
+    if (!R.multiple)
+        return 1;
+    if (!is_owner) {
+        int none = 0;
+        if (atomic_compare_exchange_strong(&owner_claimed, &none, 1))
+            is_owner = 1;
+        else if (!atomic_exchange(&stopped, 1))
+            tnbc_warn("a second thread calls collectives (the program asked for MPI_THREAD_MULTIPLE); "
+                      "this rank runs every collective blocking from now on");
+    }
+    return !atomic_load(&stopped);
+}
+
+/* 1 when this thread may use the shared state outside a collective
+ * (completions, records): the owner, or any thread of a program that
+ * calls MPI from one thread at a time. */
+static int shared_state_mine(void) { return !R.multiple || is_owner; }
+
 /* The runtime's state of comm, or NULL (said once) when calls on it can
  * only run blocking. */
 static struct comm_priv *comm_state(MPI_Comm comm)
@@ -743,7 +781,8 @@ static int auto_on_call(const struct tnbc_args *a, struct auto_site *au, enum au
  * every member) runs blocking on all of them. */
 static int ranks_differ(const struct tnbc_args *a, struct site_stats *st, const struct tnbc_site *site)
 {
-    warn_blocking(st, site, a->op, "the ranks call it from different sites, or are at different steps of learning it");
+    warn_blocking(st, site, a->op, "the ranks call it from different sites, or are at different steps of learning it, "
+                                   "or one of them stopped (a second thread called collectives)");
     return blocking(a, st, FB_RANKS_DIFFER);
 }
 
@@ -856,6 +895,33 @@ static int auto_collective(const struct tnbc_args *a, void *caller)
     return auto_on_call(a, au, plan, op, all, cp, st, site, ps, why, fb, entry, clock, ip_copy);
 }
 
+/* No site key has this value (autotune_key's are >= 0): a member that
+ * sends it makes the others' agreement say that the members differ. */
+#define AGREE_KEY_STOPPED (-1)
+
+/* A collective on a rank whose machinery stopped (owner rule): it takes
+ * part in the agreement exactly where the others hold one, votes no, and
+ * runs blocking; it touches only the communicator's own state. Not counted
+ * per site (the site table is the owner's). */
+static int stopped_call(const struct tnbc_args *a)
+{
+    if (R.autotune ? !autotune_eligible(a) : !R.op_on[a->op])
+        return blocking(a, NULL, FB_COUNT);
+    struct comm_priv *cp = comm_state(a->comm);
+    if (!cp)
+        return blocking(a, NULL, FB_COUNT);
+    struct auto_stream *stream = R.autotune ? &cp->auto_streams[a->op] : NULL;
+    if (stream && autotune_quiet(stream))
+        return blocking(a, NULL, FB_COUNT);
+    int p = 0;
+    PMPI_Comm_size(a->comm, &p);
+    (void)agree(NULL, p, cp, stream ? AGREE_KEY_STOPPED : 0, 0);
+    cp->seq++;
+    if (stream)
+        autotune_agreed(stream, 1);   /* as the others do when members differ */
+    return blocking(a, NULL, FB_COUNT);
+}
+
 int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
 {
     const struct tnbc_profile_site *ps = NULL;
@@ -865,6 +931,8 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     struct tnbc_args ip_args;
     void *ip_copy = NULL;     /* an in-place call's send data, until it returns */
 
+    if ((R.on || R.passive) && !owner_may_run())
+        return R.on ? stopped_call(a) : blocking(a, NULL, FB_COUNT);
     if (R.passive) {
         const struct tnbc_site *site = tnbc_site_on(caller, a->comm);
         const struct tnbc_profile_site *off = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op));
@@ -903,7 +971,8 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
 static void drain(void)
 {
     progress_quiesce();
-    reap();
+    if (shared_state_mine())
+        reap();          /* else the owner's next call, or MPI_Finalize, records them */
 }
 
 void tnbc_mode_quiesce(MPI_Comm *comm)

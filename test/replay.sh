@@ -458,6 +458,48 @@ check_no_cost_when_off() {
 }
 
 t_run "no cost when off: thread level and no progress thread (all-off profile)" check_no_cost_when_off
+# A program that asks for MPI_THREAD_MULTIPLE and calls collectives from
+# one thread (a second thread exchanging point to point at the same time):
+# its calls go early, every one of them, with the same results as plain.
+# When the second thread calls collectives too (MPI_Allreduce on its own
+# communicator while the main thread's alltoalls run), each rank stops its
+# machinery at that call, says so once, and every later call runs
+# blocking on every rank: same results, no hang. Then the same under
+# ThreadSanitizer: the second thread's point-to-point calls (whose buffer
+# releases meet the guards) and its stopped collectives against the main
+# thread's early returns and the progress thread.
+check_thread_multiple() {
+    pipeline mt 2 force "$P/replay/thread_level" 24 - multiple || return 1
+    local r row
+    for r in 0 1; do
+        row=$(q "$W/mt.summary.d/rank-00000$r.db" "SELECT calls || '/' || traced FROM site WHERE op = 'alltoall'")
+        echo "multiple, rank $r alltoall calls/early: $row"
+        [[ $row == "24/24" ]] || { echo "want 24/24: every call of the main thread early"; return 1; }
+    done
+    local want; want=$(t_mpirun 2 "$P/replay/thread_level" 24 - second) || return 1
+    local got; got=$($TNBC run -p "$W/mt.on.profile" --summary "$W/mt2.summary.d" --         timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" "$P/replay/thread_level" 24 - second 2> "$W/mt2.err") ||
+        { echo "$got"; cat "$W/mt2.err"; return 1; }
+    [[ $got == "$want" ]] || { echo "two threads with collectives: results differ ($got, plain $want)"; return 1; }
+    for r in 0 1; do
+        [[ $(grep -c "^tnbc\[$r\]: a second thread calls collectives" "$W/mt2.err") == 1 ]] ||
+            { echo "rank $r: want one line saying why it stopped"; cat "$W/mt2.err"; return 1; }
+    done
+    local tsan; tsan=$(gcc -print-file-name=libtsan.so)
+    [[ -f "$tsan" && -f "$BUILD_TSAN/lib/libtnbc-replay.so" ]] || { echo "no TSan build"; return 1; }
+    local mode
+    for mode in multiple second; do
+        want=$(t_mpirun 2 "$P/replay/thread_level" 24 - "$mode") || return 1
+        t_mpirun 2 -x LD_PRELOAD="$tsan:$PWD/$BUILD_TSAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/mt.on.profile" \
+            -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=1 symbolize=0 suppressions=$PWD/test/replay/tsan.supp" \
+            "$P/replay/thread_level" 24 - "$mode" > "$W/mt.$mode.tsan" 2>&1 || { tail -40 "$W/mt.$mode.tsan"; return 1; }
+        [[ $(grep checksum "$W/mt.$mode.tsan") == $(echo "$want" | grep checksum) ]] ||
+            { echo "$mode: results differ under TSan"; tail -40 "$W/mt.$mode.tsan"; return 1; }
+        ! grep -q "WARNING: ThreadSanitizer" "$W/mt.$mode.tsan" ||
+            { echo "$mode:"; grep -A30 "WARNING: ThreadSanitizer" "$W/mt.$mode.tsan" | head -80; return 1; }
+    done
+}
+
+t_run "MPI_THREAD_MULTIPLE: early from one thread, stopped safely by a second" check_thread_multiple
 # No silent fallback: every call is counted either as early or under the
 # reason it ran blocking. 2 ranks, 256 KiB blocks in a loop on the same
 # buffers: no call may meet the guard of the one before it (the guard

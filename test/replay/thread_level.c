@@ -4,9 +4,17 @@
  * off"). With "report" as the second argument, rank 0 also prints the
  * thread level MPI granted and whether a thread named tnbc-progress runs in
  * the process, read from /proc/self/task after the loop.
- * Usage: thread_level ITERATIONS [report] */
+ *
+ * Third argument "multiple": the program asks for MPI_THREAD_MULTIPLE and
+ * a second thread exchanges messages point to point (MPI_Sendrecv on a
+ * duplicate of MPI_COMM_WORLD, an even number of ranks) while the main
+ * thread runs the loop; "second": that thread also calls MPI_Allreduce
+ * on its communicator every 8th exchange (collectives from two threads at
+ * once). Its results go into the checksum.
+ * Usage: thread_level ITERATIONS [report|-] [multiple|second] */
 #include <dirent.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +43,56 @@ static int progress_thread_running(void)
     return found;
 }
 
+#define SIDE_INTS 16384     /* 64 KiB per point-to-point message */
+#define SIDE_ROUNDS 64
+
+struct side { MPI_Comm comm; int rank, collectives; long long sum; };
+
+/* The second thread: point-to-point rounds with the neighbouring rank,
+ * and with `collectives` an MPI_Allreduce every 8th round. */
+static void *side_thread(void *arg)
+{
+    struct side *sd = arg;
+    int *out = malloc(SIDE_INTS * sizeof *out), *in = malloc(SIDE_INTS * sizeof *in);
+    if (!out || !in)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int r = 0; r < SIDE_ROUNDS; r++) {
+        for (int i = 0; i < SIDE_INTS; i++)
+            out[i] = sd->rank * 31 + r * 7 + i;
+        MPI_Sendrecv(out, SIDE_INTS, MPI_INT, sd->rank ^ 1, r, in, SIDE_INTS, MPI_INT, sd->rank ^ 1, r,
+                     sd->comm, MPI_STATUS_IGNORE);
+        for (int i = SIDE_INTS - 1; i >= 0; i--)
+            sd->sum += in[i] % 613;
+        if (sd->collectives && r % 8 == 0) {
+            long long mine = sd->sum, all = 0;
+            MPI_Allreduce(&mine, &all, 1, MPI_LONG_LONG, MPI_SUM, sd->comm);
+            sd->sum += all % 1009;
+        }
+    }
+    free(out);
+    free(in);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     int provided = -1, rank, size, iters = argc > 1 ? atoi(argv[1]) : 4;
     int report = argc > 2 && strcmp(argv[2], "report") == 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    const char *mode = argc > 3 ? argv[3] : "";
+    int multiple = !strcmp(mode, "multiple") || !strcmp(mode, "second");
+    MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    struct side sd = { MPI_COMM_NULL, rank, !strcmp(mode, "second"), 0 };
+    pthread_t side;
+    if (multiple) {
+        if (provided < MPI_THREAD_MULTIPLE || size % 2) {
+            fprintf(stderr, "thread_level: needs MPI_THREAD_MULTIPLE and an even number of ranks\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        MPI_Comm_dup(MPI_COMM_WORLD, &sd.comm);
+        pthread_create(&side, NULL, side_thread, &sd);
+    }
     int *sb = malloc((size_t)size * BLOCK_INTS * sizeof *sb);
     int *rb = malloc((size_t)size * BLOCK_INTS * sizeof *rb);
     if (!sb || !rb)
@@ -54,6 +105,11 @@ int main(int argc, char **argv)
         for (int k = size - 1; k >= 0; k--)          /* read the blocks backwards */
             for (long i = 0; i < BLOCK_INTS; i++)
                 sum += rb[(long)k * BLOCK_INTS + i] % 977;
+    }
+    if (multiple) {
+        pthread_join(side, NULL);
+        sum += sd.sum;
+        MPI_Comm_free(&sd.comm);
     }
     long long total = 0;
     MPI_Reduce(&sum, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
