@@ -464,10 +464,10 @@ t_run "no cost when off: thread level and no progress thread (all-off profile)" 
 # When the second thread calls collectives too (MPI_Allreduce on its own
 # communicator while the main thread's alltoalls run), each rank stops its
 # machinery at that call, says so once, and every later call runs
-# blocking on every rank: same results, no hang. Then the same under
-# ThreadSanitizer: the second thread's point-to-point calls (whose buffer
-# releases meet the guards) and its stopped collectives against the main
-# thread's early returns and the progress thread.
+# blocking on every rank: same results, no hang. Then (Open MPI) the same
+# under ThreadSanitizer: the second thread's point-to-point calls (whose
+# buffer releases meet the guards) and its stopped collectives against the
+# main thread's early returns and the progress thread.
 check_thread_multiple() {
     pipeline mt 2 force "$P/replay/thread_level" 24 - multiple || return 1
     local r row
@@ -477,14 +477,20 @@ check_thread_multiple() {
         [[ $row == "24/24" ]] || { echo "want 24/24: every call of the main thread early"; return 1; }
     done
     local want; want=$(t_mpirun 2 "$P/replay/thread_level" 24 - second) || return 1
-    local got; got=$($TNBC run -p "$W/mt.on.profile" --summary "$W/mt2.summary.d" --         timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" "$P/replay/thread_level" 24 - second 2> "$W/mt2.err") ||
+    local got; got=$($TNBC run -p "$W/mt.on.profile" --summary "$W/mt2.summary.d" -- \
+        timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" "$P/replay/thread_level" 24 - second 2> "$W/mt2.err") ||
         { echo "$got"; cat "$W/mt2.err"; return 1; }
     [[ $got == "$want" ]] || { echo "two threads with collectives: results differ ($got, plain $want)"; return 1; }
     for r in 0 1; do
         [[ $(grep -c "^tnbc\[$r\]: a second thread calls collectives" "$W/mt2.err") == 1 ]] ||
             { echo "rank $r: want one line saying why it stopped"; cat "$W/mt2.err"; return 1; }
     done
-    local tsan; tsan=$(gcc -print-file-name=libtsan.so)
+}
+
+# The same two runs under ThreadSanitizer (the profile of the test above).
+check_thread_multiple_tsan() {
+    [[ -f $W/mt.on.profile ]] || { echo "no profile: the test above failed"; return 1; }
+    local tsan want; tsan=$(gcc -print-file-name=libtsan.so)
     [[ -f "$tsan" && -f "$BUILD_TSAN/lib/libtnbc-replay.so" ]] || { echo "no TSan build"; return 1; }
     local mode
     for mode in multiple second; do
@@ -500,6 +506,8 @@ check_thread_multiple() {
 }
 
 t_run "MPI_THREAD_MULTIPLE: early from one thread, stopped safely by a second" check_thread_multiple
+t_openmpi_only "MPI_THREAD_MULTIPLE under ThreadSanitizer" "the sanitizer builds (build-tsan, build-asan) are Open MPI builds" &&
+    t_run "MPI_THREAD_MULTIPLE under ThreadSanitizer" check_thread_multiple_tsan
 # No silent fallback: every call is counted either as early or under the
 # reason it ran blocking. 2 ranks, 256 KiB blocks in a loop on the same
 # buffers: no call may meet the guard of the one before it (the guard
