@@ -470,13 +470,8 @@ t_run "no cost when off: thread level and no progress thread (all-off profile)" 
 # main thread's early returns and the progress thread.
 check_thread_multiple() {
     pipeline mt 2 force "$P/replay/thread_level" 24 - multiple || return 1
-    local r row
-    for r in 0 1; do
-        row=$(q "$W/mt.summary.d/rank-00000$r.db" "SELECT calls || '/' || traced FROM site WHERE op = 'alltoall'")
-        echo "multiple, rank $r alltoall calls/early: $row"
-        [[ $row == "24/24" ]] || { echo "want 24/24: every call of the main thread early"; return 1; }
-    done
-    local want; want=$(t_mpirun 2 "$P/replay/thread_level" 24 - second) || return 1
+    all_early mt alltoall 2 24 || return 1
+    local r want; want=$(t_mpirun 2 "$P/replay/thread_level" 24 - second) || return 1
     local got; got=$($TNBC run -p "$W/mt.on.profile" --summary "$W/mt2.summary.d" -- \
         timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" "$P/replay/thread_level" 24 - second 2> "$W/mt2.err") ||
         { echo "$got"; cat "$W/mt2.err"; return 1; }
