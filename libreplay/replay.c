@@ -714,7 +714,7 @@ static int owner_may_run(void)
         int none = 0;
         if (atomic_compare_exchange_strong(&owner_claimed, &none, 1))
             is_owner = 1;
-        else if (!atomic_exchange(&stopped, 1))
+        else if (!atomic_exchange(&stopped, 1) && R.on)
             tnbc_warn("a second thread calls collectives (the program asked for MPI_THREAD_MULTIPLE); "
                       "this rank runs every collective blocking from now on");
     }
