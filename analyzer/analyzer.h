@@ -99,6 +99,7 @@ struct an_site {
     int ncalls;
     struct an_call *calls;  /* sorted by rank, invocation */
     int64_t site_calls, site_traced; /* max over ranks from `site` */
+    int64_t site_unsafe;  /* calls replay would run blocking for their datatype and op */
 };
 
 /* tracedb.c */

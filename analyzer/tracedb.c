@@ -489,6 +489,18 @@ static void load_site_counts(struct an_trace *t, struct an_site *s)
         }
         sqlite3_finalize(st);
     }
+    /* Calls of traced ranks whose datatype and op rule out an early
+     * return (the trace's site.fallback 'unsafe:N'; replay summaries use
+     * that name for local reasons too, and are not read here). */
+    s->site_unsafe = 0;
+    if (prepare_site(t, s, "SELECT max(CAST(substr(s.fallback, 8) AS INTEGER)) FROM site s "
+                           "JOIN run r USING (rank) WHERE s.site=?1 AND s.op=?2 "
+                           "AND r.mode = 'trace' AND s.fallback LIKE 'unsafe:%'",
+                     &st, ignored, sizeof ignored) == 0) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            s->site_unsafe = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
     /* A run killed before the site row was written still has its calls. */
     int64_t per_rank = 0, run = 0;
     for (int i = 0; i < s->ncalls; i++) {

@@ -326,8 +326,7 @@ static int sides_overlap(const struct tnbc_layout *x, const struct tnbc_layout *
     return x->base < y->base + y->span && y->base < x->base + x->span;
 }
 
-int tnbc_call_transformable(const struct tnbc_args *a, const struct tnbc_call_layout *l,
-                            const char **why)
+int tnbc_call_form_transformable(const struct tnbc_args *a, const char **why)
 {
     int reduction = a->op == TNBC_ALLREDUCE || a->op == TNBC_REDUCE ||
                     a->op == TNBC_REDUCE_SCATTER || a->op == TNBC_REDUCE_SCATTER_BLOCK;
@@ -339,6 +338,14 @@ int tnbc_call_transformable(const struct tnbc_args *a, const struct tnbc_call_la
         *why = "floating-point or user-defined reduction (the result's bits could depend on the order)";
         return 0;
     }
+    return 1;
+}
+
+int tnbc_call_transformable(const struct tnbc_args *a, const struct tnbc_call_layout *l,
+                            const char **why)
+{
+    if (!tnbc_call_form_transformable(a, why))
+        return 0;
     if (sides_overlap(&l->recv, &l->send)) {
         *why = "the send buffer overlaps the receive buffer";
         return 0;

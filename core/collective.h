@@ -96,6 +96,11 @@ int tnbc_reduction_is_exact(MPI_Datatype t, MPI_Op op);
  * page guard may not protect (tnbc_guard_memory_ok). */
 int tnbc_call_transformable(const struct tnbc_args *a, const struct tnbc_call_layout *l,
                             const char **why);
+/* Its part that depends only on arguments every member passes alike (MPI
+ * requires a reduction's datatype and op to be the same on all processes):
+ * the reduction's datatype and op. Every member reaches the same answer,
+ * so a call that fails it needs no agreement to run blocking everywhere. */
+int tnbc_call_form_transformable(const struct tnbc_args *a, const char **why);
 
 /* Split `count` elements of `elem` bytes (stride `extent`) into m chunks of
  * whole elements, as evenly as possible; returns the number written (<= m,

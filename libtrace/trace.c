@@ -45,6 +45,7 @@ struct site_stats {
     const struct tnbc_site *site;
     enum tnbc_op op;
     int64_t calls, traced, total_ticks, bytes;
+    int64_t unsafe;     /* calls whose datatype and op rule out an early return */
     int dirty;
 };
 
@@ -159,12 +160,18 @@ static void write_dirty_sites(void)
         struct site_stats *s = (struct site_stats *)T.stats.rows + i;
         if (!s->dirty || !s->site)
             continue;
+        /* As replay's summary names that reason (docs/schema.md): the
+         * analyzer turns such a site off. */
+        char fallback[32] = "";
+        if (s->unsafe)
+            snprintf(fallback, sizeof fallback, "unsafe:%lld", (long long)s->unsafe);
         struct tnbc_site_row row = {
             .rank = T.rank, .site = s->site->id, .module = s->site->module,
             .symbol = s->site->symbol, .op = tnbc_op_name(s->op), .offset = s->site->offset,
             .shape = tnbc_site_shape(s->site),
             .calls = s->calls, .traced = s->traced,
             .total_ns = (int64_t)tnbc_ticks_to_ns((uint64_t)s->total_ticks), .bytes = s->bytes,
+            .fallback = fallback,
         };
         tnbc_db_site(T.db, &row);
         s->dirty = 0;
@@ -376,6 +383,8 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
      * two threads at one site get different ones, and no more than
      * TNBC_TRACE_MAX_CALLS are traced. */
     invocation = st ? (int)st->calls++ : 0;
+    if (st && !tnbc_call_form_transformable(a, &why))
+        st->unsafe++;
     if (st && invocation < T.max_calls) {
         tc = calloc(1, sizeof *tc);
         if (tc && tnbc_layout_build(a, T.chunks, &tc->layout, &why) != 0) {

@@ -72,7 +72,7 @@ early() {
     echo $n
 }
 
-expected() { # NAME EXPECT: ';'-separated "early", "blocking:REGEX", "said:REGEX", "trace-calls:N" or "-"
+expected() { # NAME EXPECT: ';'-separated "early", "blocking:REGEX", "said:REGEX", "analyzed:REGEX", "trace-calls:N" or "-"
     local item items
     IFS=';' read -ra items <<< "$2"
     for item in "${items[@]}"; do
@@ -94,6 +94,9 @@ expected_one() { # NAME ITEM
         blocking:*)
             grep -Eq "runs blocking: .*(${2#blocking:})" "$W/$1.forced.err" ||
                 { echo "expected a call to run blocking: ${2#blocking:}"; cat "$W/$1.forced.err"; return 1; } ;;
+        analyzed:*)      # the analyzer's summary says it
+            grep -Eq "${2#analyzed:}" "$W/$1.analyze" ||
+                { echo "expected the analyzer to say: ${2#analyzed:}"; cat "$W/$1.analyze"; return 1; } ;;
         said:*)          # one line of the forced run says it
             [[ $(grep -Ec "${2#said:}" "$W/$1.forced.err") -eq 1 ]] ||
                 { echo "expected one line: ${2#said:}"; cat "$W/$1.forced.err"; return 1; } ;;
@@ -121,7 +124,7 @@ torture() { # NAME NP EXPECT
 # What each case must show in the forced run (see expected()).
 declare -A expect=(
     [vector_holes]=early [stack_buf]="blocking:stack"
-    [type_freed]=early [maxmin_float]="blocking:floating-point"
+    [type_freed]=early [maxmin_float]="blocking:floating-point;analyzed:allreduce: off: datatype and op rule out an early return in [0-9]+ calls"
     [mprotect_table]=early [shared_map]="blocking:shared mapping" [fork_child]=early
     [sigalrm_reader]=early [allgather_overlap]="blocking:overlaps" [blocked_reader]=early
     [sigset_handler]=early [efault]=early [threads_comms]="trace-calls:48;said:tnbc\[0\]: a second thread calls collectives" [thread_level]=early
