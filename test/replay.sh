@@ -480,6 +480,12 @@ check_thread_multiple() {
         [[ $(grep -c "^tnbc\[$r\]: a second thread calls collectives" "$W/mt2.err") == 1 ]] ||
             { echo "rank $r: want one line saying why it stopped"; cat "$W/mt2.err"; return 1; }
     done
+    # The same under tnbc auto: a stopped rank sends a key no site has.
+    got=$($TNBC auto -- timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" "$P/replay/thread_level" 24 - second \
+          2> "$W/mt3.err") || { echo "$got"; cat "$W/mt3.err"; return 1; }
+    [[ $got == "$want" ]] || { echo "auto, two threads with collectives: results differ ($got, plain $want)"; return 1; }
+    grep -q "a second thread calls collectives" "$W/mt3.err" ||
+        { echo "auto: no rank said why it stopped"; cat "$W/mt3.err"; return 1; }
 }
 
 # The same two runs under ThreadSanitizer (the profile of the test above).
