@@ -206,9 +206,9 @@ int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_sit
         return -1;
     ps->block_bytes = identity_bytes(s, chunked, &ps->comm_size, bad, sizeof bad);
     if (!bad[0] && s->site_unsafe > 0)
-        snprintf(bad, sizeof bad, "datatype and op rule out an early return in %lld calls "
+        snprintf(bad, sizeof bad, "datatype and op rule out an early return in %lld call%s "
                  "(floating-point, user-defined or derived-type reduction); tnbc runs it blocking",
-                 (long long)s->site_unsafe);
+                 (long long)s->site_unsafe, s->site_unsafe == 1 ? "" : "s");
     ps->calls = s->site_calls;
     ps->traced = s->site_traced;
     if (an_model_site(t, s, &ps->model) < 0)
