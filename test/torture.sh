@@ -127,7 +127,7 @@ declare -A expect=(
     [type_freed]=early [maxmin_float]="blocking:floating-point;analyzed:allreduce: off: datatype and op rule out an early return in [0-9]+ calls?"
     [mprotect_table]=early [shared_map]="blocking:shared mapping" [fork_child]=early
     [sigalrm_reader]=early [allgather_overlap]="blocking:overlaps" [blocked_reader]=early
-    [sigset_handler]=early [efault]=early [threads_comms]="trace-calls:48;said:tnbc\[0\]: a second thread calls collectives" [thread_level]=early
+    [sigset_handler]=early [efault]=early [threads_comms]="trace-calls:48;said:tnbc\[0\]: a second thread calls collectives" [hybrid_team]=early [thread_level]=early
     [remap]=early [two_pending]=early [static_buf]=early
     [mrecv_pending]=early [alltoallw_pending]=early [file_iwrite]=early
     [p2p_pending]=early [put_pending]=early [pack_pending]=early
@@ -146,6 +146,7 @@ declare -A what=(
     [sigset_handler]="program's SIGSEGV handler via sigset/sysv_signal/bsd_signal (8)"
     [efault]="pending buffers handed to system calls (9)"
     [threads_comms]="two threads, collectives on two communicators (10)"
+    [hybrid_team]="MPI_THREAD_MULTIPLE team: collectives from one thread, halo from another, all read (10)"
     [thread_level]="the thread level asked for is the one seen (10)"
     [remap]="mremap, munmap+mmap, free+malloc right after the call"
     [two_pending]="memcpy between two pending buffers, second thread writing"
@@ -163,7 +164,7 @@ declare -A trace_only=(
 )
 order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map fork_child
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault threads_comms
-       thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
+       hybrid_team thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
        p2p_pending put_pending pack_pending)
 for c in ${TORTURE_CASES:-${order[@]}}; do
     [[ $c == profiles ]] && continue
