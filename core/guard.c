@@ -1001,8 +1001,8 @@ static struct {
 
 void tnbc_guard_maps_changed(const void *addr, size_t len)
 {
-    uintptr_t ps = tnbc_page_size(), at = (uintptr_t)addr;
-    uintptr_t lo = at & ~(ps - 1), hi = (at + len + ps - 1) & ~(ps - 1);
+    (void)tnbc_page_size();      /* page_down/up need it; a wrapper may run before init */
+    uintptr_t lo = page_down((uintptr_t)addr), hi = page_up((uintptr_t)addr + len);
     if (pthread_mutex_trylock(&maps.lock) != 0) {
         atomic_fetch_add(&maps.gen, 1);
         return;
