@@ -726,6 +726,20 @@ static int owner_may_run(void)
  * calls MPI from one thread at a time. */
 static int shared_state_mine(void) { return !R.multiple || is_owner; }
 
+/* Whether a call takes part in the ranks' agreement, decided from what
+ * every member passes alike, so that all members answer the same: a
+ * stopped rank (stopped_call) must hold an agreement exactly where the
+ * others do. PASS: the operation is not handled (no site of it on; auto:
+ * too small), FORM: its datatype and op rule out an early return. */
+enum gate { GATE_PASS, GATE_FORM, GATE_AGREE };
+
+static enum gate call_gate(const struct tnbc_args *a, const char **why)
+{
+    if (R.autotune ? !autotune_eligible(a) : !R.op_on[a->op])
+        return GATE_PASS;
+    return tnbc_call_form_transformable(a, why) ? GATE_AGREE : GATE_FORM;
+}
+
 /* A call whose datatype and op rule out an early return on every member
  * alike (tnbc_call_form_transformable) runs blocking without the
  * agreement: with a floating-point allreduce turned on, the agreement on
@@ -743,6 +757,13 @@ static int form_blocking(const struct tnbc_args *a, void *caller, const char *wh
     if (ps && ps->on)
         warn_blocking(st, site, a->op, why);
     return blocking(a, st, !ps ? FB_NOT_PROFILED : !ps->on ? FB_OFF : FB_UNSAFE);
+}
+
+/* A call that the gate keeps out of the agreement (g != GATE_AGREE). */
+static int ungated(const struct tnbc_args *a, void *caller, enum gate g, const char *why)
+{
+    assert(g != GATE_AGREE);
+    return g == GATE_PASS ? blocking(a, NULL, FB_COUNT) : form_blocking(a, caller, why);
 }
 
 /* The runtime's state of comm, or NULL (said once) when calls on it can
@@ -851,10 +872,9 @@ static int auto_collective(const struct tnbc_args *a, void *caller)
     void *ip_copy = NULL;
     int p = 0;
 
-    if (!autotune_eligible(a))
-        return blocking(a, NULL, FB_COUNT);
-    if (!tnbc_call_form_transformable(a, &why))
-        return form_blocking(a, caller, why);     /* never learned */
+    enum gate g = call_gate(a, &why);
+    if (g != GATE_AGREE)
+        return ungated(a, caller, g, why);        /* never learned */
     struct comm_priv *cp = comm_state(a->comm);
     if (!cp)
         return blocking(a, NULL, FB_COUNT);
@@ -927,7 +947,7 @@ static int auto_collective(const struct tnbc_args *a, void *caller)
 static int stopped_call(const struct tnbc_args *a)
 {
     const char *why;
-    if ((R.autotune ? !autotune_eligible(a) : !R.op_on[a->op]) || !tnbc_call_form_transformable(a, &why))
+    if (call_gate(a, &why) != GATE_AGREE)
         return blocking(a, NULL, FB_COUNT);
     struct comm_priv *cp = comm_state(a->comm);
     if (!cp)
@@ -962,10 +982,11 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     }
     if (R.on && R.autotune)
         return auto_collective(a, caller);
-    if (!R.on || !R.op_on[a->op])
+    if (!R.on)
         return blocking(a, NULL, FB_COUNT);
-    if (!tnbc_call_form_transformable(a, &why))
-        return form_blocking(a, caller, why);
+    enum gate g = call_gate(a, &why);
+    if (g != GATE_AGREE)
+        return ungated(a, caller, g, why);
     struct comm_priv *cp = comm_state(a->comm);
     if (!cp)
         return blocking(a, NULL, FB_COUNT);
