@@ -53,15 +53,8 @@ static void *member(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &tt_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &tt_size);
-    if (provided < MPI_THREAD_MULTIPLE) {
-        tt_out("rank %d no MPI_THREAD_MULTIPLE\n", tt_rank);
-        tt_finish();
+    if (!tt_init_multiple(&argc, &argv))
         return 0;
-    }
     MPI_Comm_dup(MPI_COMM_WORLD, &halo);
     sbuf = malloc((size_t)tt_size * N * sizeof *sbuf);
     rbuf = malloc((size_t)tt_size * N * sizeof *rbuf);

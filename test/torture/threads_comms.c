@@ -28,15 +28,8 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &tt_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &tt_size);
-    if (provided < MPI_THREAD_MULTIPLE) {
-        tt_out("rank %d no MPI_THREAD_MULTIPLE\n", tt_rank);
-        tt_finish();
+    if (!tt_init_multiple(&argc, &argv))
         return 0;
-    }
     MPI_Comm_dup(MPI_COMM_WORLD, &comm[0]);
     MPI_Comm_dup(MPI_COMM_WORLD, &comm[1]);
     pthread_t t[2];

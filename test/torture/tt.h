@@ -65,4 +65,20 @@ static inline void tt_finish(void)
     MPI_Finalize();
 }
 
+/* MPI_Init_thread asking for MPI_THREAD_MULTIPLE. 1 when MPI gives it;
+ * else 0, after saying so in the output and finishing (every run of the
+ * case then prints the same line: the case is moot, not failed). */
+static inline int tt_init_multiple(int *argc, char ***argv)
+{
+    int provided;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &tt_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &tt_size);
+    if (provided >= MPI_THREAD_MULTIPLE)
+        return 1;
+    tt_out("rank %d no MPI_THREAD_MULTIPLE\n", tt_rank);
+    tt_finish();
+    return 0;
+}
+
 #endif
