@@ -106,6 +106,9 @@ static void consume(const double *x, size_t n, long passes, double acc[4])
         }
 }
 
+/* The k-th block the program reads: the order (3k+1) mod P. */
+static int block_in_order(int k, int np) { return (3 * k + 1) % np; }
+
 /* The passes of one reader thread: blocks t, t+T, ... of the order. */
 struct reader {
     const double *rbuf;
@@ -120,7 +123,7 @@ static void *read_share(void *arg)
     struct reader *r = arg;
     r->start = bench_now();
     for (int k = r->t; k < r->np; k += r->nthreads)
-        consume(r->rbuf + (size_t)((3 * k + 1) % r->np) * r->nd, r->nd, r->passes, r->acc);
+        consume(r->rbuf + (size_t)block_in_order(k, r->np) * r->nd, r->nd, r->passes, r->acc);
     return NULL;
 }
 
@@ -208,10 +211,8 @@ int main(int argc, char **argv)
         if (o.threads > 0) {
             c0 = consume_threaded(rbuf, nd, np, o.passes, (int)o.threads, acc);
         } else {
-            for (int k = 0; k < np; k++) {
-                int i = (3 * k + 1) % np;
-                consume(rbuf + (size_t)i * nd, nd, o.passes, acc);
-            }
+            for (int k = 0; k < np; k++)
+                consume(rbuf + (size_t)block_in_order(k, np) * nd, nd, o.passes, acc);
         }
         double t1 = bench_now();
         cycle[it] = t1 - t0;
