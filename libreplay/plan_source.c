@@ -188,7 +188,7 @@ const char *plan_per_source(struct nbop *op, const struct tnbc_profile_site *sit
     if (in_place && !rooted)
         return "MPI_IN_PLACE";
     if (recv->span > INT_MAX || op->layout.send.span > INT_MAX)
-        return "a block of 2 GiB or more";
+        return "a send or receive buffer spanning 2 GiB or more";
     op->per_source = 1;
     op->self_sub = op->self_piece = -1;
     op->want = calloc((size_t)p, sizeof *op->want);
