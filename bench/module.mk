@@ -29,5 +29,5 @@ bench-apps: $(BENCH_BINS)
 # fragment of its own (the top-level Makefile includes only */module.mk).
 CHECK_SUITES += cluster
 .PHONY: check-cluster
-check-cluster: $(BENCH_BINS)
+check-cluster: $(BENCH_BINS) $(BUILD)/test/comm/dtypes
 	@BUILD=$(BUILD) test/cluster.sh
