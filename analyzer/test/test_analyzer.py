@@ -304,8 +304,30 @@ def test_tinit_terms():
         t.call(r, SITE, "alltoall", 4, 4096, subs, 0, TCOMM)
     t.close()
     m = site_of(analyze(db("tinit")), "alltoall")["model"]
-    close(m["tinit_ns"], 10_000 + 6 * 1000 + 3 * 2000 + TCOMM / 4, what="tinit")
+    # ... and the edge block leaves its sender only after that sender's
+    # copy (10 us) and closing of its 3 guarded blocks (1 us each).
+    close(m["tinit_ns"], 10_000 + 6 * 1000 + 3 * 2000 + TCOMM / 4 + 10_000 + 3 * 1000, what="tinit")
     close(m["rcrc"], 8192 / 2e-6, what="rcrc from touches 1..3")
+
+
+def test_tinit_partial_blocks_wait_for_senders():
+    # Blocks not page-aligned ('partial': their first and last bytes share
+    # an unguarded page with other data) have no block wholly in an edge
+    # page, yet the call still waits for the edge parts, which leave their
+    # senders after those senders' copy and guard: 10 us + 4 x 1 us more
+    # than aligned blocks ('guarded'), whose Tinit is copy, protect and
+    # unprotect, and faults only.
+    for name, kind in (("tpart", "partial"), ("tguard", "guarded")):
+        t = mktrace.Trace(db(name))
+        t.runs(4, copy_bw=16384 / 10e-6, mprotect_ns=1000, fault_ns=2000)
+        for r in range(4):
+            subs = [(i, 4096, kind, i, TCOMM + 1000 * i, "read") for i in range(4)]
+            t.call(r, SITE, "alltoall", 4, 4096, subs, 0, TCOMM)
+        t.close()
+    base = 10_000 + 8 * 1000 + 4 * 2000
+    close(site_of(analyze(db("tguard")), "alltoall")["model"]["tinit_ns"], base, what="tinit, aligned")
+    close(site_of(analyze(db("tpart")), "alltoall")["model"]["tinit_ns"], base + 10_000 + 4 * 1000,
+          what="tinit, not aligned")
 
 
 def test_never_touched_and_release():
