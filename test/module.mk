@@ -62,7 +62,7 @@ check-mutants: all
 CHECK_SUITES += fidelity
 
 .PHONY: check-fidelity
-check-fidelity: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(ANALYZER_BIN) $(BUILD)/bench/ordinary
+check-fidelity: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(REPLAY_LIB) $(MERGE_BIN) $(ANALYZER_BIN) $(BUILD)/bench/ordinary
 	@BUILD=$(BUILD) test/fidelity.sh
 
 # test/comm/: programs of the communicator suite (sub-communicators, freed
