@@ -701,6 +701,10 @@ static int after_agreement(const struct tnbc_args *a, struct nbop *op, int all,
 static atomic_int owner_claimed;    /* a thread owns the runtime's state */
 static _Thread_local int is_owner;
 static atomic_int stopped;          /* a second thread called a collective */
+/* Calls after the stop that a site row would have counted (the gate let
+ * them past), per operation: the site table is the owner's, so they are
+ * summed here and written as the summary's `(stopped)` rows. */
+static atomic_llong stopped_calls[TNBC_OP_COUNT];
 
 /* 1 when this thread's collective may use the runtime's shared state: in
  * a program that did not ask for MPI_THREAD_MULTIPLE always (it calls MPI
@@ -950,12 +954,15 @@ static int auto_collective(const struct tnbc_args *a, void *caller)
 
 /* A collective on a rank whose machinery stopped (owner rule): it takes
  * part in the agreement exactly where the others hold one, votes no, and
- * runs blocking; it touches only the communicator's own state. Not counted
- * per site (the site table is the owner's). */
+ * runs blocking; it touches only the communicator's own state. Counted per
+ * operation, not per site (the site table is the owner's). */
 static int stopped_call(const struct tnbc_args *a)
 {
     const char *why;
-    if (call_gate(a, &why) != GATE_AGREE)
+    enum gate g = call_gate(a, &why);
+    if (g != GATE_PASS)
+        atomic_fetch_add(&stopped_calls[a->op], 1);
+    if (g != GATE_AGREE)
         return blocking(a, NULL, FB_COUNT);
     struct comm_priv *cp = comm_state(a->comm);
     if (!cp)
@@ -1050,6 +1057,26 @@ static void fallback_text(const struct site_stats *s, char *out, size_t len)
         }
 }
 
+/* The calls made after a thread stop, one row per operation, under the
+ * site id `(stopped)` (docs/schema.md): with the site rows they account
+ * for every call that took part. */
+static void write_stopped_rows(void)
+{
+    for (int op = 0; op < TNBC_OP_COUNT; op++) {
+        long long n = atomic_load(&stopped_calls[op]);
+        char fallback[64];
+        if (!n)
+            continue;
+        snprintf(fallback, sizeof fallback, "stopped:%lld", n);
+        struct tnbc_site_row row = {
+            .rank = R.rank, .site = "(stopped)", .module = "", .symbol = "",
+            .op = tnbc_op_name((enum tnbc_op)op), .offset = 0, .shape = "world",
+            .calls = n, .traced = 0, .total_ns = 0, .bytes = 0, .fallback = fallback,
+        };
+        tnbc_db_site(R.db, &row);
+    }
+}
+
 static void write_summary(void)
 {
     if (!R.db)
@@ -1071,6 +1098,7 @@ static void write_summary(void)
         };
         tnbc_db_site(R.db, &row);
     }
+    write_stopped_rows();
     activity_write(R.db, R.rank);
     tnbc_db_run_finished(R.db, R.rank);
     tnbc_db_commit(R.db);

@@ -479,7 +479,18 @@ check_thread_multiple() {
     for r in 0 1; do
         [[ $(grep -c "^tnbc\[$r\]: a second thread calls collectives" "$W/mt2.err") == 1 ]] ||
             { echo "rank $r: want one line saying why it stopped"; cat "$W/mt2.err"; return 1; }
+        # Every alltoall counted: at its site before the stop, in the
+        # `(stopped)` row after it (which thread stops the rank, and when,
+        # depends on timing; the total does not).
+        local n; n=$(q "$W/mt2.summary.d/rank-00000$r.db" "SELECT sum(calls) FROM site WHERE op = 'alltoall'")
+        echo "rank $r: alltoall rows $(q "$W/mt2.summary.d/rank-00000$r.db" "SELECT site || ':' || calls || ':' || fallback FROM site WHERE op = 'alltoall'" | paste -sd' ')"
+        [[ $n == 24 ]] || { echo "rank $r: the summary counts $n alltoall calls, the program made 24"; return 1; }
     done
+    if [[ -n $(q "$W/mt2.summary.d/rank-000000.db" "SELECT 1 FROM site WHERE site = '(stopped)' LIMIT 1") ]]; then
+        $TNBC merge "$W/mt2.db" "$W/mt2.summary.d" > /dev/null || return 1
+        $TNBC report "$W/mt2.db" -p "$W/mt.on.profile" -o "$W/mt2.report" --no-plots | grep -A1 '^site (stopped)' |
+            grep -q 'blocking: stopped' || { echo "tnbc report: no line for the calls after the stop"; return 1; }
+    fi
     # The same under tnbc auto: a stopped rank sends a key no site has.
     got=$($TNBC auto -- timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" "$P/replay/thread_level" 24 - second \
           2> "$W/mt3.err") || { echo "$got"; cat "$W/mt3.err"; return 1; }
