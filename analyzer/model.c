@@ -69,12 +69,27 @@ void an_model_eval(const struct an_model_in *in, int64_t calls, struct tnbc_mode
     m->regime = regime(m);
 }
 
+/* Whether the trace could see the code touch any of the call's receive
+ * data: some sub-message had guarded pages. A call with none (its memory
+ * still held by an earlier call's guard, or no whole page of its own)
+ * says nothing about when or how fast the code reads: its TCURC and RCRC
+ * are NAN, left out of the site's medians, not "never read". */
+static int observed(const struct an_sub *subs, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (subs[i].guard == 'g' || subs[i].guard == 'p')
+            return 1;
+    return 0;
+}
+
 /* Bytes of the touched blocks but the last, over the time from the first
  * touch to the last: the rate the code after the call eats received data. */
 static double call_rcrc(const struct an_sub *subs, int n, double hz)
 {
     int64_t t0 = 0, t1 = 0, last_bytes = 0, bytes = 0;
     int k = 0;
+    if (!observed(subs, n))
+        return NAN;
     for (int i = 0; i < n; i++) {
         const struct an_sub *u = &subs[i];
         if (!u->touched)
@@ -96,6 +111,8 @@ static double call_rcrc(const struct an_sub *subs, int n, double hz)
 /* Return -> first touch (or first release that needs the data). */
 static double call_tcurc(const struct an_call *c, const struct an_sub *subs, int n, double hz)
 {
+    if (!observed(subs, n))
+        return NAN;
     int found = 0;
     int64_t first = 0;
     for (int i = 0; i < n; i++) {
@@ -213,8 +230,8 @@ double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, i
      * Tcomm less the CPU the communication takes, less Tinit. */
     double cap = tcomm * (1 - share) - c->tinit_ns;
     int64_t remote = 0;
-    if (n <= 0 || tcomm <= 0)
-        return NAN;
+    if (n <= 0 || tcomm <= 0 || isnan(c->tcurc_ns))
+        return NAN;                        /* nothing observed: no play-out */
     if (isinf(c->tcurc_ns))
         return cap > 0 ? cap : 0;          /* never read: as the formula */
     for (int i = 0; i < n; i++)            /* every chunk comes over the wire */
@@ -265,7 +282,7 @@ static double slowest_rank_overlap(const struct an_site *s, double *scratch)
 
 int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc_model *m)
 {
-    int n = 0;
+    int n = 0, seen = 0;
     double *v = malloc(5 * (size_t)(s->ncalls ? s->ncalls : 1) * sizeof *v);
     if (!v)
         return -1;
@@ -278,14 +295,20 @@ int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc
             continue; /* e.g. a gather's non-root: nothing to overlap with data */
         tc[n] = call_tcomm(c, r);
         dc[n] = (double)c->recv_bytes;
-        cu[n] = c->tcurc_ns;
-        rc[n] = c->rcrc;
         ti[n] = c->tinit_ns;
         n++;
+        if (!isnan(c->tcurc_ns)) {    /* the code's pace: observed calls only */
+            cu[seen] = c->tcurc_ns;
+            rc[seen] = c->rcrc;
+            seen++;
+        }
     }
     if (n > 0) {
-        struct an_model_in in = {an_median(tc, n), an_median(dc, n), an_median(cu, n),
-                                 an_median(rc, n), an_median(ti, n)};
+        /* No call observed: as before the trace could see touches, the
+         * data counts as never read. */
+        struct an_model_in in = {an_median(tc, n), an_median(dc, n),
+                                 seen ? an_median(cu, seen) : INFINITY,
+                                 seen ? an_median(rc, seen) : INFINITY, an_median(ti, n)};
         an_model_eval(&in, s->site_calls, m);
         /* While it overlaps the program, the communication's own CPU work
          * (the kernel's TCP, the progress) runs on the program's CPU and

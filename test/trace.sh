@@ -54,6 +54,21 @@ check_alltoall_perm() {
     traced a2a 4 "$P/access_order" alltoall 8192 3,1,0,2 3 &&
         expect_order "$W/a2a.db" alltoall 3,1,0,2 12 && touches_after_return "$W/a2a.db"
 }
+# A program that reads one block of two and leaves the other untouched
+# until the next call reuses the buffer: every traced call is guarded.
+# Before, the earlier call's guard, opened only by that reuse, was lifted
+# one call later, so every other call went unguarded ('edge' throughout)
+# and the analyzer took those calls for calls never read.
+check_unread_blocks() {
+    ACCESS_ORDER_READ=1 traced ur 2 -x ACCESS_ORDER_READ "$P/access_order" alltoall 65536 1,0 6 100 || return 1
+    local got
+    got=$(q "$W/ur.db" "SELECT c.rank || ':' || c.invocation || ':' || group_concat(s.guard) FROM call c
+                        JOIN submsg s ON s.call_id = c.call_id AND s.side = 'recv'
+                        WHERE c.op = 'alltoall' GROUP BY c.call_id HAVING sum(s.guard IN ('guarded', 'partial')) = 0")
+    [[ -z $got ]] || { echo "calls with no guarded block (rank:invocation:guards): $got"; return 1; }
+    [[ $(q "$W/ur.db" "SELECT count(*) FROM call WHERE op = 'alltoall'") == 12 ]] ||
+        { echo "want 12 traced alltoalls"; return 1; }
+}
 check_reverse()   { traced rev 4 "$P/access_order" alltoall 4096 reverse 2 && expect_order "$W/rev.db" alltoall 3,2,1,0 8; }
 check_forward()   { traced fwd 3 "$P/access_order" alltoallv 12288 forward 2 && expect_order "$W/fwd.db" alltoallv 0,1,2 6; }
 check_allgather() { traced ag 4 "$P/access_order" allgather 8192 2,0,3,1 2 && expect_order "$W/ag.db" allgather 2,0,3,1 8; }
@@ -193,6 +208,7 @@ t_run "gather at the root" check_gather
 t_run "bcast chunks read {3,1,2,0}" check_bcast
 t_run "allreduce chunks" check_allreduce
 t_run "blocks not page-aligned" check_unaligned
+t_run "every call guarded when the code leaves blocks unread" check_unread_blocks
 t_run "sub-page blocks sharing a page (exact re-arm)" check_subpage
 t_run "write/fwrite/MPI_Send/free on guarded buffers" check_io_reuse
 t_run "Fortran (use mpi) MPI_ALLTOALL" check_fortran

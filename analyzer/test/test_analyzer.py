@@ -330,6 +330,28 @@ def test_tinit_partial_blocks_wait_for_senders():
           what="tinit, not aligned")
 
 
+def test_unobserved_calls_left_out():
+    # Every other call of the site had no guarded page (its memory still
+    # held by an earlier call's guard: all 'edge'), so the trace saw no
+    # touch there. Those calls say nothing about the code's pace: TCURC is
+    # the observed calls' 300 us, not "never read" (inf, regime a).
+    t = mktrace.Trace(db("unobs"))
+    t.runs(2)
+    for r in range(2):
+        for k in range(4):
+            entry = k * 10 * TCOMM
+            ret = entry + TCOMM
+            if k % 2:
+                subs = [(i, 65536, "edge", None, None, None) for i in range(2)]
+            else:
+                subs = [(i, 65536, "guarded", i, ret + 300_000 + 100_000 * i, "read") for i in range(2)]
+            t.call(r, SITE, "alltoall", 2, 65536, subs, entry, ret)
+    t.close()
+    m = site_of(analyze(db("unobs")), "alltoall")["model"]
+    close(m["tcurc_ns"], 300_000, rel=1e-3, what="TCURC of the observed calls")
+    assert m["regime"] != "a", m
+
+
 def test_never_touched_and_release():
     t = mktrace.Trace(db("untch"))
     t.runs(2, copy_bw=COPY_BW)

@@ -13,7 +13,9 @@
  * ACCESS_ORDER_KILL_AFTER=N: rank 0 kills itself (SIGKILL) after N
  * iterations, to test that a killed run keeps what was traced.
  * ACCESS_ORDER_CURC_US=U: U microseconds of work unrelated to the data
- * between the call and the reads (a site the analyzer clearly turns on). */
+ * between the call and the reads (a site the analyzer clearly turns on).
+ * ACCESS_ORDER_READ=K: read only the first K blocks of ORDER (the others
+ * stay untouched until the next call reuses the buffer). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdint.h>
@@ -76,6 +78,8 @@ int main(int argc, char **argv)
     const char *kill_after = getenv("ACCESS_ORDER_KILL_AFTER");
     const char *curc = getenv("ACCESS_ORDER_CURC_US");
     double curc_s = curc ? atof(curc) * 1e-6 : 0;
+    const char *read_env = getenv("ACCESS_ORDER_READ");
+    int nread = read_env && atoi(read_env) > 0 && atoi(read_env) < nblocks ? atoi(read_env) : nblocks;
     for (int it = 0; it < iters; it++) {
         if (kill_after && rank == 0 && it == atoi(kill_after))
             raise(SIGKILL);
@@ -110,7 +114,7 @@ int main(int argc, char **argv)
         for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < curc_s;)
             ;                     /* work that does not touch the data */
         /* The code after the call: read the blocks in the given order. */
-        for (int k = 0; k < nblocks; k++) {
+        for (int k = 0; k < nread; k++) {
             int b = order[k];
             const unsigned char *blk = rbuf + (size_t)b * bb;
             for (size_t i = 0; i < bb; i++) {
