@@ -89,6 +89,7 @@ enum fallback {
     FB_CHECK,          /* TNBC_AUTO: an ON site's call run blocking to compare */
     FB_RANKS_DIFFER,   /* TNBC_AUTO: the members call from different sites,
                           or are at different steps of one site's learning */
+    FB_STOPPED,        /* after a thread stop: the `(stopped)` rows only */
     FB_COUNT
 };
 
@@ -99,7 +100,7 @@ static const char *const fallback_names[FB_COUNT] = {
     [FB_OTHER_RANK] = "other-rank", [FB_TRIAL] = "trial", [FB_GUARD] = "guard-conflict",
     [FB_AGREE_FAILED] = "agreement-failed", [FB_SMALL] = "no-whole-page",
     [FB_UNSAFE] = "unsafe", [FB_SCHEDULE] = "schedule-differs", [FB_LEARN] = "learning",
-    [FB_RANKS_DIFFER] = "ranks-differ", [FB_CHECK] = "checking",
+    [FB_RANKS_DIFFER] = "ranks-differ", [FB_CHECK] = "checking", [FB_STOPPED] = "stopped",
 };
 
 struct site_stats {
@@ -1063,15 +1064,17 @@ static void fallback_text(const struct site_stats *s, char *out, size_t len)
 static void write_stopped_rows(void)
 {
     for (int op = 0; op < TNBC_OP_COUNT; op++) {
-        long long n = atomic_load(&stopped_calls[op]);
-        char fallback[64];
-        if (!n)
+        struct site_stats s = { .op = (enum tnbc_op)op };
+        char fallback[256];
+        s.fallback[FB_STOPPED] = atomic_load(&stopped_calls[op]);
+        if (!s.fallback[FB_STOPPED])
             continue;
-        snprintf(fallback, sizeof fallback, "stopped:%lld", n);
+        fallback_text(&s, fallback, sizeof fallback);
         struct tnbc_site_row row = {
             .rank = R.rank, .site = "(stopped)", .module = "", .symbol = "",
-            .op = tnbc_op_name((enum tnbc_op)op), .offset = 0, .shape = "world",
-            .calls = n, .traced = 0, .total_ns = 0, .bytes = 0, .fallback = fallback,
+            .op = tnbc_op_name(s.op), .offset = 0, .shape = "world",
+            .calls = s.fallback[FB_STOPPED], .traced = 0, .total_ns = 0, .bytes = 0,
+            .fallback = fallback,
         };
         tnbc_db_site(R.db, &row);
     }
