@@ -76,6 +76,8 @@ struct an_sub {
     int touched;     /* has a first touch with an order */
     int64_t ord, tsc;
     int need;        /* released by io/mpi/reuse/finalize: data needed at tsc */
+    int near;        /* from a member on this rank's node while other members'
+                      * data crosses a link: there at once (digest.c) */
 };
 
 struct an_call {
@@ -100,6 +102,8 @@ struct an_site {
     struct an_call *calls;  /* sorted by rank, invocation */
     int64_t site_calls, site_traced; /* max over ranks from `site` */
     int64_t site_unsafe;  /* calls replay would run blocking for their datatype and op */
+    int *world;           /* [nworld]: each member's world rank, -1 unknown (an_site_world) */
+    int nworld;
 };
 
 /* tracedb.c */
@@ -147,7 +151,11 @@ int an_orders(const struct an_sample *v, int n, int nsub, int per_rank,
 /* digest.c: qsort comparator of `const struct an_sub *`s, first touched
  * first; and filling c's digest from its n sub-messages (sorted by idx). */
 int an_sub_by_ord(const void *a, const void *b);
-int an_call_digest(const struct an_trace *t, struct an_call *c, struct an_sub *subs, int n);
+/* s->world, from the site's calls (its communicator's members); 0, or -1
+ * out of memory. Before the site's calls are digested. */
+int an_site_world(struct an_site *s);
+int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_call *c,
+                   struct an_sub *subs, int n);
 
 /* model.c */
 void an_call_terms(const struct an_call *c, const struct an_sub *subs, int n,

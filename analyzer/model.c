@@ -8,8 +8,9 @@
  * profile's numbers satisfy the formula exactly.
  *
  * The formula treats the call's data as one stream. With few ranks it is
- * not: a rank's own block is there at once, and a rank that reads a remote
- * block first waits for it whatever the others do; a chunk is read only
+ * not: a rank's own block is there at once (and, where the data also
+ * crosses a link, its node's members' blocks), and a rank that reads a
+ * remote block first waits for it whatever the others do; a chunk is read only
  * once it has landed whole. So each call also gets the overlap its own
  * rank can get (an_call_own_overlap), and
  * the predicted saving is the smaller of the formula and the slowest
@@ -198,16 +199,18 @@ static double work_end(double start, double work, double tcomm, double share)
 /* Walks the touched sub-messages in read order, as they arrive in that
  * order at `rate`. Per-source: the local block is ready at once, a remote
  * one is read as it streams in (at worst one piece behind its last byte's
- * arrival). Chunked: a chunk is read once it has landed whole. Returns
- * when the reading ends, from return. */
+ * arrival); a near one (digest.c: from this rank's node, while others'
+ * data crosses a link) is there at once, as the local block. Chunked: a
+ * chunk is read once it has landed whole. Returns when the reading ends,
+ * from return. */
 static double own_reads_end(const struct an_call *c, const struct an_sub **t, int k,
                             double rate, double tcomm, double share)
 {
     double now = work_end(0, isinf(c->tcurc_ns) ? 0 : c->tcurc_ns, tcomm, share), arrived = 0;
     for (int i = 0; i < k; i++) {
         double rd = read_ns(t[i]->bytes, c->rcrc);
-        if (c->chunks == 0 && t[i]->idx == c->comm_rank) {
-            now = work_end(now, rd, tcomm, share);
+        if (c->chunks == 0 && (t[i]->idx == c->comm_rank || t[i]->near)) {
+            now = work_end(now, rd, tcomm, share); /* there at once */
             continue;
         }
         arrived += (double)t[i]->bytes / rate * 1e9;
@@ -235,7 +238,8 @@ double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, i
     if (isinf(c->tcurc_ns))
         return cap > 0 ? cap : 0;          /* never read: as the formula */
     for (int i = 0; i < n; i++)            /* every chunk comes over the wire */
-        remote += c->chunks > 0 || subs[i].idx != c->comm_rank ? subs[i].bytes : 0;
+        remote += c->chunks > 0 || (subs[i].idx != c->comm_rank && !subs[i].near)
+                  ? subs[i].bytes : 0;
     if (remote == 0)
         return cap > 0 ? cap : 0;          /* nothing to wait for */
     const struct an_sub **t = malloc((size_t)n * sizeof *t);

@@ -81,20 +81,6 @@ static struct need need_of(const struct tnbc_profile_site *ps, int s)
     return nd;
 }
 
-/* Communicator rank -> world rank, from the traced calls; -1 unknown. */
-static int *world_of(const struct an_site *s, int comm_size)
-{
-    int *w = malloc((size_t)comm_size * sizeof *w);
-    if (!w)
-        return NULL;
-    for (int i = 0; i < comm_size; i++)
-        w[i] = -1;
-    for (int i = 0; i < s->ncalls; i++)
-        if (s->calls[i].comm_rank < comm_size)
-            w[s->calls[i].comm_rank] = s->calls[i].rank;
-    return w;
-}
-
 static int add_node(struct tnbc_profile_site *ps, const char *host, struct need *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, by_need);
@@ -118,14 +104,16 @@ int an_nodes(const struct an_trace *t, const struct an_site *s, struct tnbc_prof
     if (ps->chunks > 0)
         return 0;
     int N = ps->comm_size, rc = 0;
-    int *w = world_of(s, N);
+    const int *w = s->world; /* an_site_world */
     char *done = calloc((size_t)N, 1);
     struct need *v = malloc((size_t)N * sizeof *v);
     ps->nodes = calloc((size_t)N, sizeof *ps->nodes);
-    if (!w || !done || !v || !ps->nodes) {
+    if (!done || !v || !ps->nodes) {
         rc = -1;
         goto out;
     }
+    if (!w || s->nworld < N)
+        goto out; /* members unknown: no node table */
     for (int a = 0; a < N && rc == 0; a++) {
         if (done[a] || w[a] < 0)
             continue;
@@ -141,7 +129,6 @@ int an_nodes(const struct an_trace *t, const struct an_site *s, struct tnbc_prof
             rc = add_node(ps, host, v, n);
     }
 out:
-    free(w);
     free(done);
     free(v);
     return rc;

@@ -400,6 +400,7 @@ static void read_sub(struct an_sub *u, sqlite3_stmt *st)
 /* Rows come call by call (sorted by idx within a call): each call's rows
  * are gathered in one scratch array and digested when the next call starts. */
 struct sub_batch {
+    const struct an_site *site;
     struct an_call *call;
     struct an_sub *subs;
     int n, cap;
@@ -407,7 +408,7 @@ struct sub_batch {
 
 static int batch_flush(const struct an_trace *t, struct sub_batch *b)
 {
-    int rc = b->call ? an_call_digest(t, b->call, b->subs, b->n) : 0;
+    int rc = b->call ? an_call_digest(t, b->site, b->call, b->subs, b->n) : 0;
     b->call = NULL;
     b->n = 0;
     return rc;
@@ -447,7 +448,11 @@ static int load_subs(struct an_trace *t, struct an_site *s, char *err, size_t er
                      &st, err, errlen) < 0)
         return -1;
     int rc, hint = 0;
-    struct sub_batch b = {0};
+    struct sub_batch b = {.site = s};
+    if (an_site_world(s) < 0) {
+        sqlite3_finalize(st);
+        return terr(t, err, errlen, "out of memory");
+    }
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         struct an_call *c = find_call(s, id, &hint);
@@ -468,7 +473,7 @@ static int load_subs(struct an_trace *t, struct an_site *s, char *err, size_t er
     free(b.subs);
     for (int i = 0; i < s->ncalls && !bad; i++) /* calls without receive rows */
         if (!s->calls[i].seq)
-            bad = an_call_digest(t, &s->calls[i], NULL, 0);
+            bad = an_call_digest(t, s, &s->calls[i], NULL, 0);
     if (rc != SQLITE_DONE)
         return terr(t, err, errlen, "reading sub-messages: %s", sqlite3_errmsg(t->db));
     if (bad)
@@ -533,6 +538,7 @@ void an_site_free(struct an_site *s)
     for (int i = 0; i < s->ncalls; i++)
         free(s->calls[i].seq);
     free(s->calls);
+    free(s->world);
     free(s->site);
     free(s->op);
     memset(s, 0, sizeof *s);

@@ -548,10 +548,16 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
     struct an_sub *subs = NULL;
     if (!t.ranks || !s.calls || !s.site || !s.op || !prof || !hosts)
         goto out;
-    for (int m = 0, at = 0; m < p; at += len[m++]) {
-        const int64_t *h = all + at, *q = h + HDR_INTS;
+    s.nworld = p;
+    s.world = malloc((size_t)p * sizeof *s.world);
+    if (!s.world)
+        goto out;
+    for (int m = 0; m < p; m++)
+        s.world[m] = -1;
+    for (int m = 0, at = 0; m < p; at += len[m++]) { /* the members first: digest marks near blocks */
+        const int64_t *h = all + at;
         int w = (int)h[HDR_WORLD];
-        if (w < 0 || w >= world_size)
+        if (w < 0 || w >= world_size || h[HDR_COMM_RANK] < 0 || h[HDR_COMM_RANK] >= p)
             goto out;
         snprintf(hosts[m], sizeof hosts[m], "node%lld", (long long)h[HDR_NODE]);
         t.ranks[w] = (struct an_rank){ .present = 1, .trace_mode = 1, .finished = 1,
@@ -559,6 +565,11 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
                                       .mprotect_ns = bitsd(h[HDR_MPROTECT]),
                                       .fault_ns = bitsd(h[HDR_FAULT]), .page_size = h[HDR_PAGE],
                                       .host = hosts[m] };
+        s.world[h[HDR_COMM_RANK]] = w;
+    }
+    for (int m = 0, at = 0; m < p; at += len[m++]) {
+        const int64_t *h = all + at, *q = h + HDR_INTS;
+        int w = (int)h[HDR_WORLD];
         for (int64_t i = 0; i < h[HDR_NCALLS]; i++) {
             struct an_call *c = &s.calls[s.ncalls++];
             int nrec = (int)q[CALL_NREC];
@@ -579,7 +590,7 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
                                            .guard = (char)q[SUB_GUARD],
                                            .touched = (int)q[SUB_TOUCHED], .ord = q[SUB_ORD],
                                            .tsc = q[SUB_TSC], .need = (int)q[SUB_NEED] };
-            if (an_call_digest(&t, c, subs, nrec) < 0)
+            if (an_call_digest(&t, &s, c, subs, nrec) < 0)
                 goto out;
         }
     }

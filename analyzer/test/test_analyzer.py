@@ -234,6 +234,34 @@ def test_regime_c_no_curc_fast_crc():
     check("slowest rank" in s["reason"], s["reason"])
 
 
+def test_play_out_near_blocks_there_at_once():
+    # 4 ranks, 1 MB blocks, Tcomm 1 ms, Tinit 100 us (copy only), each rank
+    # reads blocks 0 1 2 3 from its return, one every 200 us (plain: 1.8
+    # ms). On hosts A A B B the data crossing the link (2 MB per rank) is
+    # what takes Tcomm; the block from the rank's node partner is there at
+    # once, as its own. Rank 2: block 0 (remote) all there at 0.5 ms, read
+    # one piece (6.25 us) later; block 1 at 1.0 ms, read at 1.00625; its own
+    # block 2 and its partner's block 3 then take 0.4 ms: reads end at
+    # 1.40625 ms, it hides 1.8 - 1.40625 - 0.1 = 0.29375 ms (rank 3 the
+    # same; ranks 0 and 1 read their node's blocks first: 0.69375). On one
+    # host, three foreign blocks stream in over Tcomm (one every 1/3 ms):
+    # rank 3 reads 0 at 0.33958, 1 at 0.67292, 2 at 1.00625, its own 3 by
+    # 1.20625, hiding 0.49375 ms, the least of the four.
+    for name, hosts, saving in (("near2", ["A", "A", "B", "B"], 293_750),
+                                ("near1", ["A"] * 4, 493_750)):
+        t = mktrace.Trace(db(name))
+        t.runs(4, hosts=hosts, copy_bw=4 * MB / 100e-6)
+        for inv in range(3):
+            for r in range(4):
+                t.ordered_call(r, SITE, "alltoall", 4, MB, [0, 1, 2, 3], 0, TCOMM, 0, 200_000)
+        t.site(0, SITE, "alltoall", 50, 3)
+        t.close()
+        m = site_of(analyze(db(name)), "alltoall")["model"]
+        close(m["tinit_ns"], 100_000, what=f"{name}: tinit")
+        close(m["toverlap_ns"], 800_000, what=f"{name}: eq. 3, Tcomm Rcomm / RCRC")
+        close(m["saving_call_ns"], saving, what=f"{name}: the slowest rank's play-out")
+
+
 def test_decision_min_gain():
     # Each block read in 115 us: the slowest rank (rank 1, remote block
     # first) hides 115 - 3.6 (one piece) - 100 (Tinit) = 11.4 us, 1.1% of
