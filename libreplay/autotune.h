@@ -22,7 +22,10 @@
  *           itself in windows of 8 x `every` calls: in each run of
  *           `every` calls one (at a position drawn alike on every member)
  *           runs blocking, and the window's last call is blocking and
- *           learns the read order again (a sample). At the next call the
+ *           learns the read order again (a sample); a look at the end
+ *           of each run from the third on turns the site OFF when early
+ *           calls are clearly slower, and settles the window (no more
+ *           checks in it) when they are clearly faster. At the next call the
  *           members take the slowest one's cycle (entry to next entry)
  *           per call, and a one-sided Mann-Whitney test of "the cycles
  *           after early calls are shorter than after blocking ones"

@@ -180,6 +180,26 @@ check_interim_off() {
         { echo "report:"; grep 'auto:' "$W/iloss.err"; return 1; }
 }
 
+# A look that finds early calls clearly faster settles the window: its
+# remaining runs check no more. One in 2 calls checks (runs of 2, windows
+# of 16); the looks at the end of each window's third run are forced to
+# find a gain (TNBC_TEST_AUTO_VERDICT=interim-gain, which forces the
+# window's verdict to a gain too), so a window checks 3 or 4 times, not
+# 8: a call's plan is made before its agreement, so the call at the look
+# itself still checks where its run's drawn place is the run's first
+# (deterministic: window 0's fourth run). 40 calls = 2 learning, a first
+# window of 16 (4 checking, its last call the sample, counted as
+# learning, 11 early), and 22 calls of the second (3 checking, 19 early).
+# Without settling the first window alone checks 8 times, and the second
+# 5 or 6 times in those 22 calls.
+check_interim_settles() {
+    hooked_plain_and_auto igain 2 -x TNBC_AUTO_DECIDE=on -x TNBC_AUTO_LEARN=2 -x TNBC_AUTO_CHECK=2 \
+        -x TNBC_TEST_AUTO_VERDICT=interim-gain -x TNBC_AUTO_REPORT=1 -- \
+        "$P/replay/auto_phases" 40 65536 20 touch || return 1
+    grep -q '^tnbc\[0\]: auto: alltoall at auto_phases+0x[0-9a-f]*: 40 calls, 30 early, blocking: learning:3 checking:7; now on: ' "$W/igain.err" ||
+        { echo "report:"; grep 'auto:' "$W/igain.err"; return 1; }
+}
+
 # The read order changes halfway (blocks first to last, then last to
 # first): the site learns the new order from the sample each window's
 # last call takes, and the learned profile records the later order; a run
@@ -255,6 +275,8 @@ t_openmpi_only "forced on, the check finds no gain" "the sanitizer build is an O
     t_run "forced on, the check finds no gain: off, profile and report say why" check_measured_off
 t_openmpi_only "a look inside the window turns a losing site off" "the sanitizer build is an Open MPI build" &&
     t_run "a look inside the first window turns a site whose early calls are slower off at once" check_interim_off
+t_openmpi_only "a look inside the window settles a gaining one" "the sanitizer build is an Open MPI build" &&
+    t_run "a look that finds a clear gain settles the window: no more checks in it" check_interim_settles
 t_openmpi_only "the read order changes halfway" "the sanitizer build is an Open MPI build" &&
     t_run "the read order changes halfway: the learned profile has the later one" check_order_follows
 t_run "too few calls to learn from: blocking, said" check_too_few_calls
