@@ -255,6 +255,9 @@ report_formats() {
     "$TNBC" report run.db rep.db -p app.profile -o rep --format json --no-plots > sites.json || return 1
     "$TNBC" report run.db -p app.profile -o rep > sites.txt || return 1
     cmp sites.csv rep/summary.csv && cmp sites.json rep/summary.json || return 1
+    # The run's --summary directory reads as its merged database.
+    "$TNBC" report run.db rep.d -p app.profile -o rep.fromdir --format csv --no-plots > fromdir.csv &&
+        cmp sites.csv fromdir.csv || { echo "report of rep.d differs from rep.db's"; return 1; }
     # One row per site of the profile, each with the profile's decision.
     $PY - app.profile sites.csv sites.json <<'EOF'
 import csv, json, sys
@@ -310,7 +313,7 @@ installed() {
         "$P/bin/tnbc" run -p on.profile --summary rep.d -- timeout -k 5 60 mpirun --oversubscribe -np 2 ./app alltoall 65536 1,0 4 > tuned.out &&
         cmp "$W/plain.out" tuned.out &&
         "$P/bin/tnbc" timeline run.db rep.d -o t.json &&
-        "$P/bin/tnbc" report run.db -p app.profile -o rep --format csv --no-plots > /dev/null &&
+        "$P/bin/tnbc" report run.db rep.d -p app.profile -o rep --format csv --no-plots > /dev/null &&
         PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --cflags tnbc-profile | grep -q -- "-I$prefix/include/tnbc"
     ) || return 1
     # The replay summary says the early returns happened.
