@@ -184,20 +184,36 @@ int autotune_quiet(struct auto_stream *s)
     if (s->quiet_left <= 0)
         return 0;
     s->quiet_left--;
+    s->quiet_ran++;
     return 1;
 }
 
-void autotune_agreed(struct auto_stream *s, int off)
+int autotune_agreed(struct auto_stream *s, int off, int key)
 {
+    if (key == AUTO_KEY_DIFFER || (s->agreed > 0 && key != s->key))
+        s->mixed = 1;
+    s->key = key;
+    s->agreed++;
+    int calls = 1 + (s->mixed ? 0 : s->quiet_ran);
+    s->quiet_ran = 0;
     if (!off) {
         s->off_run = 0;
-        return;
+        return calls;
     }
-    if (++s->off_run < QUIET_AFTER)
-        return;
+    if (++s->off_run < (s->mixed ? QUIET_AFTER : 1))
+        return calls;
     s->off_run = 0;
     s->quiet_left = s->backoff ? s->backoff : QUIET_FIRST;
     s->backoff = s->quiet_left < QUIET_MAX ? 2 * s->quiet_left : QUIET_MAX;
+    return calls;
+}
+
+void autotune_wake(struct auto_stream *s)
+{
+    if (s->quiet_left > 0)
+        s->backoff = s->quiet_left;   /* the stretch just set never ran: the next is as long */
+    s->quiet_left = 0;
+    s->off_run = 0;
 }
 
 /* ---- sites -------------------------------------------------------------- */
@@ -1029,19 +1045,21 @@ void autotune_describe(const struct auto_site *s, char *out, size_t len)
     snprintf(out, len, "%s: %s", names[s->phase], s->reason ? s->reason : "");
 }
 
-#define RETRY_FIRST 64         /* agreed off calls before a site learns again */
+#define RETRY_FIRST 64         /* calls off before a site learns again (autotune_off_agreed) */
 #define RETRY_MAX (1 << 20)
 
-void autotune_off_agreed(struct auto_site *s)
+int autotune_off_agreed(struct auto_site *s, int calls)
 {
-    assert(s->phase == AUTO_OFF);
-    if (++s->off_calls < (s->retry_at ? s->retry_at : RETRY_FIRST))
-        return;
+    assert(s->phase == AUTO_OFF && calls >= 1);
+    s->off_calls += calls;
+    if (s->off_calls < (s->retry_at ? s->retry_at : RETRY_FIRST))
+        return 0;
     s->retry_at = s->retry_at ? s->retry_at : RETRY_FIRST;
     s->retry_at = s->retry_at < RETRY_MAX ? 2 * s->retry_at : RETRY_MAX;
     s->off_calls = 0;
     s->learned = 0;
     s->phase = AUTO_LEARN;
+    return 1;
 }
 
 void autotune_free(struct auto_site *s)

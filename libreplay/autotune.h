@@ -59,17 +59,33 @@ struct auto_site;
  * that are off make the stream quiet (no agreement, no site state: the
  * plain call) for a number of its calls that doubles each time. Counted
  * in calls of the operation on the communicator, which every member makes
- * alike, so every member is quiet at the same calls. */
+ * alike, so every member is quiet at the same calls. A stream whose
+ * agreed calls all came from one site goes quiet at its first agreed call
+ * off (an agreement costs a round trip: 2-19 ms each on 2 x 2 nodes whose
+ * ranks share a CPU, 8 of them per site cost pencil 3.5% of 64 calls),
+ * and its quiet calls count as that site's calls off; a stream of several
+ * sites waits for QUIET_AFTER off calls in a row (autotune.c), so that
+ * the other sites get their agreed calls. */
 struct auto_stream {
     int off_run;       /* agreed calls in a row that ran blocking, off */
     int quiet_left;    /* calls still to run quiet */
+    int quiet_ran;     /* quiet calls since the last agreed one */
     int backoff;       /* the next quiet stretch; 0: not yet set */
+    int key;           /* the site key of its agreed calls, while only one */
+    int mixed;         /* agreed calls came from several sites (or members differed) */
+    int64_t agreed;    /* agreed calls */
 };
 /* 1 when this call runs quiet (and counts it). */
 int autotune_quiet(struct auto_stream *s);
 /* After an agreed call: off = it ran blocking because its site is off
- * (or its members differ). */
-void autotune_agreed(struct auto_stream *s, int off);
+ * (or its members differ); key: its site's autotune_key, AUTO_KEY_DIFFER
+ * when the members differ (every member passes that then). Returns the
+ * calls of the site this call stands for: 1, and on a one-site stream the
+ * quiet calls since the last agreed one too (autotune_off_agreed). */
+#define AUTO_KEY_DIFFER (-1)
+int autotune_agreed(struct auto_stream *s, int off, int key);
+/* Its site learns again from the next call: no quiet stretch now. */
+void autotune_wake(struct auto_stream *s);
 
 #define AUTO_CHECK_MIN 2           /* TNBC_AUTO_CHECK's bounds */
 #define AUTO_CHECK_MAX 64
@@ -139,9 +155,10 @@ void autotune_sampled(struct auto_site *s, const struct tnbc_args *a, int64_t in
 /* One line for people: the site's calls by kind and its last verdict. */
 void autotune_describe(const struct auto_site *s, char *out, size_t len);
 
-/* An agreed call at an OFF site: after a number of them that doubles each
- * time, the site learns again (the program may have changed). */
-void autotune_off_agreed(struct auto_site *s);
+/* An agreed call at an OFF site, standing for `calls` of its calls
+ * (autotune_agreed): after a number of them that doubles each time, the
+ * site learns again (the program may have changed). */
+int autotune_off_agreed(struct auto_site *s, int calls);
 /* The learned one-site profile (NULL before DECIDE, or when it failed). */
 const struct tnbc_profile *autotune_profile(const struct auto_site *s);
 const char *autotune_reason(const struct auto_site *s);

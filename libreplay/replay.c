@@ -921,7 +921,9 @@ static int auto_collective(const struct tnbc_args *a, void *caller)
     if (all != AGREE_RANKS_DIFFER && phase == AUTO_ON &&
         !autotune_on_begin(au, entry_ns, site->id, a->op, cp->agree, cp->node_of, st->calls))
         phase = AUTO_OFF;      /* the check found no gain: on every member */
-    autotune_agreed(stream, all == AGREE_RANKS_DIFFER || phase == AUTO_OFF);
+    int stood_for = autotune_agreed(stream, all == AGREE_RANKS_DIFFER || phase == AUTO_OFF,
+                                    all == AGREE_RANKS_DIFFER ? AUTO_KEY_DIFFER
+                                                              : autotune_key(site->id, a->op));
     if (all == AGREE_RANKS_DIFFER || (phase != AUTO_ON && op)) {
         nbop_free(op);
         free(ip_copy);
@@ -940,8 +942,8 @@ static int auto_collective(const struct tnbc_args *a, void *caller)
         return blocking(a, st, FB_LEARN);
     case AUTO_OFF:
         warn_blocking(st, site, a->op, au ? autotune_reason(au) : "out of memory");
-        if (au)
-            autotune_off_agreed(au);
+        if (au && autotune_off_agreed(au, stood_for))
+            autotune_wake(stream);   /* it learns from the next call on */
         return blocking(a, st, FB_OFF);
     case AUTO_ON:
         break;
@@ -976,7 +978,7 @@ static int stopped_call(const struct tnbc_args *a)
     (void)agree(NULL, p, cp, stream ? AGREE_KEY_STOPPED : 0, 0);
     cp->seq++;
     if (stream)
-        autotune_agreed(stream, 1);   /* as the others do when members differ */
+        autotune_agreed(stream, 1, AUTO_KEY_DIFFER);   /* as the others do when members differ */
     return blocking(a, NULL, FB_COUNT);
 }
 
