@@ -173,6 +173,17 @@ check_measured_off() {
     grep -m1 '^  decision' "$W/moff.profile"
 }
 
+# forced_look NAME VERDICT LINE: 40 calls of an alltoall site forced on,
+# one call in 2 checked (runs of 2, windows of 16), the looks inside the
+# window forced to VERDICT (TNBC_TEST_AUTO_VERDICT); rank 0's closing
+# auto line must match the regular expression LINE.
+forced_look() {
+    hooked_plain_and_auto "$1" 2 -x TNBC_AUTO_DECIDE=on -x TNBC_AUTO_LEARN=2 -x TNBC_AUTO_CHECK=2 \
+        -x TNBC_TEST_AUTO_VERDICT="$2" -x TNBC_AUTO_REPORT=1 -- \
+        "$P/replay/auto_phases" 40 65536 20 touch || return 1
+    grep -q "$3" "$W/$1.err" || { echo "report:"; grep 'auto:' "$W/$1.err"; return 1; }
+}
+
 # A look inside the first window, at the end of its third run (one in 2
 # calls checks, so after 6 calls: 3 checking, 2 early whose cycles count,
 # the deciding call's not), turns a site whose early calls are slower off
@@ -180,11 +191,7 @@ check_measured_off() {
 # numbers. The look's verdict is forced (TNBC_TEST_AUTO_VERDICT=
 # interim-loss), as check_measured_off forces the window's.
 check_interim_off() {
-    hooked_plain_and_auto iloss 2 -x TNBC_AUTO_DECIDE=on -x TNBC_AUTO_LEARN=2 -x TNBC_AUTO_CHECK=2 \
-        -x TNBC_TEST_AUTO_VERDICT=interim-loss -x TNBC_AUTO_REPORT=1 -- \
-        "$P/replay/auto_phases" 40 65536 20 touch || return 1
-    grep -q '^tnbc\[0\]: auto: alltoall at auto_phases+0x[0-9a-f]*: 40 calls, 3 early, blocking: off:32 learning:2 checking:3; now off: measured in this run: .* (medians of 2 and 3 after 6 calls; Mann-Whitney z .*, verdict forced by TNBC_TEST_AUTO_VERDICT)$' "$W/iloss.err" ||
-        { echo "report:"; grep 'auto:' "$W/iloss.err"; return 1; }
+    forced_look iloss interim-loss '^tnbc\[0\]: auto: alltoall at auto_phases+0x[0-9a-f]*: 40 calls, 3 early, blocking: off:32 learning:2 checking:3; now off: measured in this run: .* (medians of 2 and 3 after 6 calls; Mann-Whitney z .*, verdict forced by TNBC_TEST_AUTO_VERDICT)$'
 }
 
 # A look that finds early calls clearly faster settles the window: its
@@ -200,11 +207,7 @@ check_interim_off() {
 # Without settling the first window alone checks 8 times, and the second
 # 5 or 6 times in those 22 calls.
 check_interim_settles() {
-    hooked_plain_and_auto igain 2 -x TNBC_AUTO_DECIDE=on -x TNBC_AUTO_LEARN=2 -x TNBC_AUTO_CHECK=2 \
-        -x TNBC_TEST_AUTO_VERDICT=interim-gain -x TNBC_AUTO_REPORT=1 -- \
-        "$P/replay/auto_phases" 40 65536 20 touch || return 1
-    grep -q '^tnbc\[0\]: auto: alltoall at auto_phases+0x[0-9a-f]*: 40 calls, 30 early, blocking: learning:3 checking:7; now on: ' "$W/igain.err" ||
-        { echo "report:"; grep 'auto:' "$W/igain.err"; return 1; }
+    forced_look igain interim-gain '^tnbc\[0\]: auto: alltoall at auto_phases+0x[0-9a-f]*: 40 calls, 30 early, blocking: learning:3 checking:7; now on: '
 }
 
 # The read order changes halfway (blocks first to last, then last to
