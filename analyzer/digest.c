@@ -102,9 +102,9 @@ static void mark_near(const struct an_trace *t, const struct an_site *s, const s
 {
     int far = 0;
     for (int i = 0; i < n; i++) {
-        subs[i].near = c->chunks == 0 && subs[i].idx != c->comm_rank &&
-                       same_node(t, s, c, subs[i].idx);
-        far |= c->chunks == 0 && subs[i].idx != c->comm_rank && !subs[i].near;
+        int foreign = c->chunks == 0 && subs[i].idx != c->comm_rank;
+        subs[i].near = foreign && same_node(t, s, c, subs[i].idx);
+        far |= foreign && !subs[i].near;
     }
     for (int i = 0; i < n && !far; i++)
         subs[i].near = 0;

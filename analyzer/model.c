@@ -196,6 +196,13 @@ static double work_end(double start, double work, double tcomm, double share)
     return work <= before ? start + work / (1 - share) : tcomm + (work - before);
 }
 
+/* Per-source, this rank's own block and a near one (digest.c) are there at
+ * once; every chunk and every other block comes over the wire. */
+static int there_at_once(const struct an_call *c, const struct an_sub *u)
+{
+    return c->chunks == 0 && (u->idx == c->comm_rank || u->near);
+}
+
 /* Walks the touched sub-messages in read order, as they arrive in that
  * order at `rate`. Per-source: the local block is ready at once, a remote
  * one is read as it streams in (at worst one piece behind its last byte's
@@ -209,8 +216,8 @@ static double own_reads_end(const struct an_call *c, const struct an_sub **t, in
     double now = work_end(0, isinf(c->tcurc_ns) ? 0 : c->tcurc_ns, tcomm, share), arrived = 0;
     for (int i = 0; i < k; i++) {
         double rd = read_ns(t[i]->bytes, c->rcrc);
-        if (c->chunks == 0 && (t[i]->idx == c->comm_rank || t[i]->near)) {
-            now = work_end(now, rd, tcomm, share); /* there at once */
+        if (there_at_once(c, t[i])) {
+            now = work_end(now, rd, tcomm, share);
             continue;
         }
         arrived += (double)t[i]->bytes / rate * 1e9;
@@ -237,9 +244,8 @@ double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, i
         return NAN;                        /* nothing observed: no play-out */
     if (isinf(c->tcurc_ns))
         return cap > 0 ? cap : 0;          /* never read: as the formula */
-    for (int i = 0; i < n; i++)            /* every chunk comes over the wire */
-        remote += c->chunks > 0 || (subs[i].idx != c->comm_rank && !subs[i].near)
-                  ? subs[i].bytes : 0;
+    for (int i = 0; i < n; i++)
+        remote += there_at_once(c, &subs[i]) ? 0 : subs[i].bytes;
     if (remote == 0)
         return cap > 0 ? cap : 0;          /* nothing to wait for */
     const struct an_sub **t = malloc((size_t)n * sizeof *t);
