@@ -258,6 +258,11 @@ report_formats() {
     # The run's --summary directory reads as its merged database.
     "$TNBC" report run.db rep.d -p app.profile -o rep.fromdir --format csv --no-plots > fromdir.csv &&
         cmp sites.csv fromdir.csv || { echo "report of rep.d differs from rep.db's"; return 1; }
+    # A trace's per-rank directory is merged in a temporary place; the
+    # profile the report makes names the directory, not that place.
+    "$TNBC" report run.db.d -o rep.tracedir --no-plots > /dev/null &&
+        grep -qx "source run.db.d" rep.tracedir/report.profile ||
+        { grep "^source" rep.tracedir/report.profile; echo "report.profile's source is not run.db.d"; return 1; }
     # One row per site of the profile, each with the profile's decision.
     $PY - app.profile sites.csv sites.json <<'EOF'
 import csv, json, sys
