@@ -92,6 +92,8 @@ struct an_call {
     double tcurc_ns, rcrc, tinit_ns; /* this call's model terms (model.c) */
     double own_ns;       /* the overlap this rank can get (an_call_own_overlap), NAN: n/a */
     double proj_tcomm_ns; /* Tcomm on the --platform (platform.c); < 0: as traced */
+    double last_tcomm_ns; /* the least time a member spent in this invocation
+                           * (an_site_last_arrival); 0: this rank's own */
     int sizes_known;     /* nrecv == nsub with indices 0..nsub-1 */
     uint64_t vhash;      /* tnbc_profile_vhash of the sizes when known */
 };
@@ -174,6 +176,9 @@ struct an_model_in {
 };
 void an_model_eval(const struct an_model_in *in, int64_t calls, struct tnbc_model *m);
 int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc_model *m);
+/* Sets each call's last_tcomm_ns (model.c) once the site's calls are
+ * loaded, before their sub-messages are digested; -1 without memory. */
+int an_site_last_arrival(const struct an_trace *t, struct an_site *s);
 double an_median(double *v, int n);
 
 /* stats.c: one-sided Mann-Whitney z of "x tends to be smaller than y";

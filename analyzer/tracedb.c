@@ -527,7 +527,11 @@ int an_site_load(struct an_trace *t, const char *site, const char *op, struct an
     s->op = strdup(op);
     if (!s->site || !s->op)
         return terr(t, err, errlen, "out of memory");
-    if (load_calls(t, s, err, errlen) < 0 || load_subs(t, s, err, errlen) < 0)
+    if (load_calls(t, s, err, errlen) < 0)
+        return -1;
+    if (an_site_last_arrival(t, s) < 0)
+        return terr(t, err, errlen, "out of memory");
+    if (load_subs(t, s, err, errlen) < 0)
         return -1;
     load_site_counts(t, s);
     return 0;

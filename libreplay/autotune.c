@@ -584,31 +584,43 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
                                       .host = hosts[m] };
         s.world[h[HDR_COMM_RANK]] = w;
     }
-    for (int m = 0, at = 0; m < p; at += len[m++]) {
-        const int64_t *h = all + at, *q = h + HDR_INTS;
-        int w = (int)h[HDR_WORLD];
-        for (int64_t i = 0; i < h[HDR_NCALLS]; i++) {
-            struct an_call *c = &s.calls[s.ncalls++];
-            int nrec = (int)q[CALL_NREC];
-            *c = (struct an_call){ .call_id = s.ncalls, .rank = w, .invocation = (int)q[CALL_INV],
-                                   .comm_size = (int)h[HDR_COMM_SIZE],
-                                   .comm_rank = (int)h[HDR_COMM_RANK], .root = (int)q[CALL_ROOT],
-                                   .nsub = (int)q[CALL_NSUB], .chunks = (int)q[CALL_CHUNKS],
-                                   .send_bytes = q[CALL_SEND], .recv_bytes = q[CALL_RECV],
-                                   .block_bytes = q[CALL_BLOCK], .entry_tsc = q[CALL_ENTRY],
-                                   .return_tsc = q[CALL_RET] };
-            q += CALL_INTS;
-            free(subs);
-            subs = calloc((size_t)(nrec ? nrec : 1), sizeof *subs);
-            if (!subs)
-                goto out;
-            for (int j = 0; j < nrec; j++, q += SUB_INTS)
-                subs[j] = (struct an_sub){ .idx = (int)q[SUB_IDX], .bytes = q[SUB_BYTES],
-                                           .guard = (char)q[SUB_GUARD],
-                                           .touched = (int)q[SUB_TOUCHED], .ord = q[SUB_ORD],
-                                           .tsc = q[SUB_TSC], .need = (int)q[SUB_NEED] };
-            if (an_call_digest(&t, &s, c, subs, nrec) < 0)
-                goto out;
+    /* Two passes over the records, as the analyzer reads a trace: every
+     * call first (a call's Tcomm can depend on the others' of its
+     * invocation, an_site_last_arrival), then each call's sub-messages. */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1 && an_site_last_arrival(&t, &s) < 0)
+            goto out;
+        for (int m = 0, at = 0, k = 0; m < p; at += len[m++]) {
+            const int64_t *h = all + at, *q = h + HDR_INTS;
+            int w = (int)h[HDR_WORLD];
+            for (int64_t i = 0; i < h[HDR_NCALLS]; i++, k++) {
+                int nrec = (int)q[CALL_NREC];
+                struct an_call *c = &s.calls[k];
+                if (pass == 0) {
+                    *c = (struct an_call){ .call_id = k + 1, .rank = w, .invocation = (int)q[CALL_INV],
+                                           .comm_size = (int)h[HDR_COMM_SIZE],
+                                           .comm_rank = (int)h[HDR_COMM_RANK], .root = (int)q[CALL_ROOT],
+                                           .nsub = (int)q[CALL_NSUB], .chunks = (int)q[CALL_CHUNKS],
+                                           .send_bytes = q[CALL_SEND], .recv_bytes = q[CALL_RECV],
+                                           .block_bytes = q[CALL_BLOCK], .entry_tsc = q[CALL_ENTRY],
+                                           .return_tsc = q[CALL_RET] };
+                    s.ncalls++;
+                    q += CALL_INTS + (int64_t)nrec * SUB_INTS;
+                    continue;
+                }
+                q += CALL_INTS;
+                free(subs);
+                subs = calloc((size_t)(nrec ? nrec : 1), sizeof *subs);
+                if (!subs)
+                    goto out;
+                for (int j = 0; j < nrec; j++, q += SUB_INTS)
+                    subs[j] = (struct an_sub){ .idx = (int)q[SUB_IDX], .bytes = q[SUB_BYTES],
+                                               .guard = (char)q[SUB_GUARD],
+                                               .touched = (int)q[SUB_TOUCHED], .ord = q[SUB_ORD],
+                                               .tsc = q[SUB_TSC], .need = (int)q[SUB_NEED] };
+                if (an_call_digest(&t, &s, c, subs, nrec) < 0)
+                    goto out;
+            }
         }
     }
     qsort(s.calls, (size_t)s.ncalls, sizeof *s.calls, by_rank_invocation);

@@ -403,6 +403,39 @@ def test_never_touched_and_release():
     check(math.isinf(m3["tcurc_ns"]), "a free does not need the data")
 
 
+def test_last_member_decides_tcomm():
+    # Rank 0 enters each Alltoall 2 ms before rank 1 (it waits there for
+    # rank 1's work) and both leave at 3 ms: rank 0 spent 3 ms in the
+    # call, rank 1, which came last, 1 ms. Nothing is read after it. The
+    # program's cycle is rank 1's work plus 1 ms, so an early return
+    # saves 1 ms less Tinit, not the median of 3 and 1 ms.
+    t = mktrace.Trace(db("lastin"))
+    t.runs(2, copy_bw=COPY_BW)
+    untouched = [(0, MB, "guarded", None, None, None), (1, MB, "guarded", None, None, None)]
+    for inv in range(3):
+        base = inv * 10_000_000
+        t.call(0, SITE, "alltoall", 2, MB, untouched, base, base + 3 * TCOMM)
+        t.call(1, SITE, "alltoall", 2, MB, untouched, base + 2 * TCOMM, base + 3 * TCOMM)
+    t.close()
+    m = site_of(analyze(db("lastin")), "alltoall")["model"]
+    close(m["tcomm_ns"], TCOMM, what="Tcomm: the last-come member's time in the call")
+    close(m["saving_call_ns"], TCOMM - TINIT, what="saving: Tcomm - Tinit (regime a)")
+    # A broadcast keeps each rank's own time: ranks 1 and 2 wait 1 and
+    # 3 ms for their chunks (the tree's shape, not who came last); the
+    # root receives nothing. Median over the receivers' calls: 2 ms.
+    t = mktrace.Trace(db("lastin-bcast"))
+    t.runs(3)
+    for inv in range(2):
+        t.call(0, SITE, "bcast", 3, MB // 4, [], 0, TCOMM, chunks=4, root=0,
+               send_bytes=MB, recv_bytes=0)
+        for r, ret in ((1, TCOMM), (2, 3 * TCOMM)):
+            t.ordered_call(r, SITE, "bcast", 3, MB // 4, [0, 1, 2, 3], 0, ret, 0, 100_000,
+                           nsub=4, chunks=4, root=0, recv_bytes=MB)
+    t.close()
+    m = site_of(analyze(db("lastin-bcast")), "bcast")["model"]
+    close(m["tcomm_ns"], 2 * TCOMM, what="bcast Tcomm: median of the receivers' own times")
+
+
 # ------------------------------------------------------------------ decision
 
 def test_decision_tiny_off():
