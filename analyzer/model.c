@@ -223,8 +223,6 @@ int an_site_last_arrival(const struct an_trace *t, struct an_site *s)
     for (int i = 0; i < s->ncalls; i++)
         if (s->calls[i].invocation > most)
             most = s->calls[i].invocation;
-    if (most < 0)
-        return 0;
     double *least = malloc(((size_t)most + 1) * sizeof *least);
     if (!least)
         return -1;
