@@ -9,6 +9,7 @@
 #include "analyzer.h"
 #include "platform.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +111,20 @@ static void mark_near(const struct an_trace *t, const struct an_site *s, const s
         subs[i].near = 0;
 }
 
+/* --platform with ranks sharing cores (cores < ppn): the program's work
+ * before and while reading takes ppn/cores times as long as traced. Tinit
+ * stays as traced (docs/analyzer.md says so). */
+static void project_cpu(const struct an_platform *p, struct an_call *c)
+{
+    double f = an_platform_cpu_factor(p);
+    if (f == 1.0)
+        return;
+    if (!isnan(c->tcurc_ns) && !isinf(c->tcurc_ns))
+        c->tcurc_ns *= f;
+    if (!isinf(c->rcrc) && c->rcrc > 0)
+        c->rcrc /= f;
+}
+
 int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_call *c,
                    struct an_sub *subs, int n)
 {
@@ -117,6 +132,8 @@ int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_
     mark_near(t, s, c, subs, n);
     c->proj_tcomm_ns = t->platform ? an_platform_tcomm(t->platform, c, &t->ranks[c->rank]) : -1;
     an_call_terms(c, subs, n, &t->ranks[c->rank], &c->tcurc_ns, &c->rcrc, &c->tinit_ns);
+    if (t->platform)
+        project_cpu(t->platform, c);
     c->tinit_ns += t->early_cost_ns; /* the measured steps model.c does not see */
     c->own_ns = an_call_own_overlap(c, subs, n, &t->ranks[c->rank], t->comm_cpu_share);
     if (digest_order(c, subs, n) < 0)

@@ -9,6 +9,7 @@
 
 #include "analyzer.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -71,7 +72,8 @@ static int parse_count(const char *key, const char *s, int *out, char *err, size
 static int parse_pair(char *kv, struct an_platform *p, unsigned *seen, char *err,
                       size_t errlen)
 {
-    static const char *const keys[] = {"link", "latency", "ppn", "nodes", "memcpy", NULL};
+    static const char *const keys[] = {"link", "latency", "ppn", "nodes", "memcpy", "cores",
+                                       NULL};
     char *eq = strchr(kv, '=');
     int k = 0;
     if (eq)
@@ -80,7 +82,7 @@ static int parse_pair(char *kv, struct an_platform *p, unsigned *seen, char *err
         ;
     if (!eq || !keys[k]) {
         snprintf(err, errlen, "--platform: '%s' is not one of link=, latency=, ppn=, nodes=, "
-                 "memcpy=", kv);
+                 "memcpy=, cores=", kv);
         return -1;
     }
     if (*seen & (1u << k)) {
@@ -94,6 +96,7 @@ static int parse_pair(char *kv, struct an_platform *p, unsigned *seen, char *err
     case 1: return parse_quantity(kv, v, time_units, TIME_UNITS, 1, &p->latency_ns, err, errlen);
     case 2: return parse_count(kv, v, &p->ppn, err, errlen);
     case 3: return parse_count(kv, v, &p->nodes, err, errlen);
+    case 5: return parse_count(kv, v, &p->cores, err, errlen);
     default: return parse_quantity(kv, v, rate_units, RATE_UNITS, 0, &p->memcpy_Bps, err, errlen);
     }
 }
@@ -127,7 +130,15 @@ int an_platform_parse(const char *spec, struct an_platform *p, char *err, size_t
         snprintf(err, errlen, "--platform '%s': more than %d ranks", spec, MAX_RANKS);
         return -1;
     }
+    if (!(seen & (1u << 5)))
+        p->cores = p->ppn; /* a core per rank, as where the projection was traced */
     return 0;
+}
+
+double an_platform_cpu_factor(const struct an_platform *p)
+{
+    assert(p->cores >= 1 && p->ppn >= 1);
+    return p->cores < p->ppn ? (double)p->ppn / (double)p->cores : 1.0;
 }
 
 /* Seconds -> ns for `bytes` at `rate` bytes/s; an unknown rate costs nothing. */

@@ -19,13 +19,19 @@ struct an_platform {
     double latency_ns; /* per message */
     int ppn, nodes;    /* ranks per node, nodes: the communicator spans them */
     double memcpy_Bps; /* intra-node copy rate; 0: the traced rank's copy_bw */
+    int cores;         /* CPUs per node the ranks run on; default ppn */
     char spec[160];    /* as given, for the profile and the summary */
 };
 
-/* Strict: keys link, latency, ppn, nodes (all required) and memcpy
+/* Strict: keys link, latency, ppn, nodes (all required), memcpy and cores
  * (optional), once each, comma-separated, with units. Returns -1 with a
  * one-line err on anything else. */
 int an_platform_parse(const char *spec, struct an_platform *p, char *err, size_t errlen);
+
+/* How much slower each rank's own work runs on the platform than where it
+ * was traced (with a core to itself): ppn/cores where the node's ranks
+ * share fewer cores than there are ranks, else 1. */
+double an_platform_cpu_factor(const struct an_platform *p);
 
 /* The call's Tcomm on the platform, in ns, from its received bytes. */
 double an_platform_tcomm(const struct an_platform *p, const struct an_call *c,

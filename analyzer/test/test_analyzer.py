@@ -912,6 +912,34 @@ def test_projection_comm_bound():
     check(m["regime"] == "e" and s["on"], (m["regime"], s["reason"]))
 
 
+def test_projection_shared_cores():
+    # The comm-bound trace on 2 nodes x 2 with one core per node (cores=1):
+    # Tcomm' = 2 x 512 KiB by copy (50 us) + 2 MB over the link its 2 ranks
+    # share (20 ms) = 20.05 ms. The ranks share the core, so their work
+    # takes twice as long: TCURC 10 ms, 1 MB read per 200 us. Eq. 3:
+    # min(20.05 - 0.1, 10 + 2 MB read at that rate, 0.4) = 10.4 ms. Play-out
+    # (the traced blocks, no node-near ones: the traced communicator has 2
+    # members, the platform 4), rank 1 (remote block first): reads start at
+    # 10 ms, the remote block is there at 20.05 ms + one piece (6.25 us),
+    # its own read ends 20.25625 ms; plain 20.05 + 10.4 = 30.45 ms: hides
+    # 10.19375 - 0.1 = 10.09375 ms (rank 0: 10.29375). Tinit stays the
+    # traced one. With cores=4 (more than ppn) nothing changes: the eq. 3
+    # of a core per rank, 5.2 ms.
+    spec = f"link={MBIT_1MB_10MS:.4f}Mbit,latency=0us,ppn=2,nodes=2,cores=1"
+    s = projected("p-cores", 5_000_000, 100_000, spec)
+    m = s["model"]
+    close(m["tcomm_ns"], 20_050_000, rel=1e-6, what="projected Tcomm")
+    close(m["tcurc_ns"], 10_000_000, rel=1e-6, what="TCURC on a shared core")
+    close(m["rcrc"], MB / 200e-6, rel=1e-8, what="RCRC on a shared core")
+    close(m["toverlap_ns"], 10_400_000, rel=1e-6, what="eq. 3")
+    close(m["saving_call_ns"], 10_093_750, rel=1e-6, what="slowest rank")
+    close(m["tinit_ns"], TINIT, rel=1e-6, what="Tinit (kept)")
+    spec = f"link={MBIT_1MB_10MS:.4f}Mbit,latency=0us,ppn=2,nodes=2,cores=4"
+    m = projected("p-cores4", 5_000_000, 100_000, spec)["model"]
+    close(m["tcurc_ns"], 5_000_000, rel=1e-6, what="TCURC, a core per rank")
+    close(m["toverlap_ns"], 5_200_000, rel=1e-6, what="eq. 3, a core per rank")
+
+
 def test_projection_compute_bound():
     # Same trace on a link moving 1 MB in 100 us: Tcomm' = 100 + 50 = 150 us,
     # under TCURC (5 ms): regime a, the whole Tcomm' - Tinit = 50 us hidden
@@ -977,6 +1005,7 @@ def test_projection_bad_spec():
                      ("link=40Gbit,latency=1.5us,ppn=8,nodes=1.5", "nodes '1.5'"),
                      ("link=-1Gbit,latency=1.5us,ppn=8,nodes=16", "link '-1Gbit'"),
                      ("link=40Gbit,latency=1.5us,ppn=8,nodes=16,cpu=2", "'cpu'"),
+                     ("link=40Gbit,latency=1.5us,ppn=8,nodes=16,cores=0", "cores '0'"),
                      ("link=40Gbit,,latency=1.5us,ppn=8,nodes=16", "empty item"),
                      ("link=40Gbit,latency=1.5us,ppn=8,nodes=16,memcpy=5GiB/s",
                       "memcpy '5GiB/s'"),
