@@ -96,7 +96,11 @@ for target in "2 1 200mbit 200Mbit" "2 1 500mbit 500Mbit" "2 2 1gbit 1Gbit"; do
     [ "$slots" -gt 1 ] && mpiargs="--mca mpi_yield_when_idle 1"
     cluster "$nodes" "$slots" "$rate"
     lat=$(latency "$np" "$mpiargs") || exit 1
-    spec="link=$link,latency=${lat}us,ppn=$slots,nodes=$nodes"
+    # The emulated cluster splits the machine's CPUs between its nodes
+    # (scripts/cluster/tnbc-cluster, node_cpus): a node's ranks may share
+    # fewer cores than there are of them.
+    cores=$(( $(nproc) / nodes )); [ "$cores" -ge 1 ] || cores=1
+    spec="link=$link,latency=${lat}us,ppn=$slots,nodes=$nodes,cores=$cores"
     apps=$(apps_for $np)
     mkdir -p "$OUT/$tag" || exit 1
     for a in ${apps//,/ }; do
