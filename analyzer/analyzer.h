@@ -179,6 +179,10 @@ int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc
 /* Sets each call's last_tcomm_ns (model.c) once the site's calls are
  * loaded, before their sub-messages are digested; -1 without memory. */
 int an_site_last_arrival(const struct an_trace *t, struct an_site *s);
+/* The CPU share of communication in flight for the site's calls: the
+ * trace's, or on the --platform its projection (platform.h). */
+double an_call_share(const struct an_trace *t, const struct an_call *c);
+double an_site_share(const struct an_trace *t, const struct an_site *s);
 double an_median(double *v, int n);
 
 /* stats.c: one-sided Mann-Whitney z of "x tends to be smaller than y";

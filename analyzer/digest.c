@@ -135,7 +135,7 @@ int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_
     if (t->platform)
         project_cpu(t->platform, c);
     c->tinit_ns += t->early_cost_ns; /* the measured steps model.c does not see */
-    c->own_ns = an_call_own_overlap(c, subs, n, &t->ranks[c->rank], t->comm_cpu_share);
+    c->own_ns = an_call_own_overlap(c, subs, n, &t->ranks[c->rank], an_call_share(t, c));
     if (digest_order(c, subs, n) < 0)
         return -1;
     return digest_sizes(c, subs, n);

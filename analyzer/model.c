@@ -21,6 +21,7 @@
  * until Tcomm.
  */
 #include "analyzer.h"
+#include "platform.h"
 
 #include <assert.h>
 #include <math.h>
@@ -245,6 +246,16 @@ int an_site_last_arrival(const struct an_trace *t, struct an_site *s)
     return 0;
 }
 
+double an_call_share(const struct an_trace *t, const struct an_call *c)
+{
+    return an_platform_share(t->platform, t->comm_cpu_share, c->chunks == 0 && c->root < 0);
+}
+
+double an_site_share(const struct an_trace *t, const struct an_site *s)
+{
+    return s->ncalls > 0 ? an_call_share(t, &s->calls[0]) : t->comm_cpu_share;
+}
+
 /* Time to read `bytes` at rate `rcrc` (0 when unbounded). */
 static double read_ns(int64_t bytes, double rcrc)
 {
@@ -392,7 +403,7 @@ int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc
          * stretches the overlapped work by that share: the formula's
          * overlap shrinks by it; the slowest rank's was played out with
          * it, where work that waits for data anyway loses nothing. */
-        m->saving_call_ns *= 1.0 - t->comm_cpu_share;
+        m->saving_call_ns *= 1.0 - an_site_share(t, s);
         double slowest = slowest_rank_overlap(s, v);
         if (!isnan(slowest) && slowest < m->saving_call_ns)
             m->saving_call_ns = slowest;

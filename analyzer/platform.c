@@ -141,6 +141,14 @@ double an_platform_cpu_factor(const struct an_platform *p)
     return p->cores < p->ppn ? (double)p->ppn / (double)p->cores : 1.0;
 }
 
+double an_platform_share(const struct an_platform *p, double share, int symmetric)
+{
+    if (!p || !symmetric)
+        return share;
+    double scaled = share * an_platform_cpu_factor(p);
+    return scaled < 1 ? scaled : 1;
+}
+
 /* Seconds -> ns for `bytes` at `rate` bytes/s; an unknown rate costs nothing. */
 static double xfer_ns(double bytes, double rate)
 {

@@ -938,6 +938,18 @@ def test_projection_shared_cores():
     m = projected("p-cores4", 5_000_000, 100_000, spec)["model"]
     close(m["tcurc_ns"], 5_000_000, rel=1e-6, what="TCURC, a core per rank")
     close(m["toverlap_ns"], 5_200_000, rel=1e-6, what="eq. 3, a core per rank")
+    # With --comm-cpu-share 0.2 (measured with a core per rank) each core
+    # carries both ranks' alltoall traffic: 0.4. The formula's saving
+    # shrinks to 10.4 x 0.6 = 6.24 ms. The play-out loses nothing to it
+    # (rank 1: TCURC ends at 10 / 0.6 = 16.67 ms, its reads wait for the
+    # remote block at 20.05 ms anyway: 10.09375 ms, as above), so the
+    # formula's 6.24 ms is the site's saving.
+    spec = f"link={MBIT_1MB_10MS:.4f}Mbit,latency=0us,ppn=2,nodes=2,cores=1"
+    out = db("p-cores-share").replace(".db", ".profile")
+    prof = analyze(db("p-cores"), extra=("--platform", spec, "--comm-cpu-share", "0.2"), out=out)
+    s = site_of(prof, "alltoall")
+    close(s["model"]["saving_call_ns"], 6_240_000, rel=1e-6, what="saving at share 0.4")
+    check("40% CPU share" in s["reason"], s["reason"])
 
 
 def test_projection_compute_bound():
