@@ -98,8 +98,11 @@ for target in "2 1 200mbit 200Mbit" "2 1 500mbit 500Mbit" "2 2 1gbit 1Gbit"; do
     lat=$(latency "$np" "$mpiargs") || exit 1
     # The emulated cluster splits the machine's CPUs between its nodes
     # (scripts/cluster/tnbc-cluster, node_cpus): a node's ranks may share
-    # fewer cores than there are of them.
-    cores=$(( $(nproc) / nodes )); [ "$cores" -ge 1 ] || cores=1
+    # fewer cores than there are of them. The fewest any node got, from
+    # the cluster's own record (a taskset list per node: "K" or "LO-HI").
+    cores=$(awk '{ n = split($4, r, "-"); c = n == 2 ? r[2] - r[1] + 1 : 1
+                   if (min == "" || c < min) min = c } END { print min }' \
+            "${TNBC_CLUSTER_DIR:-/run/tnbc-cluster}/$NAME/nodes") || exit 1
     spec="link=$link,latency=${lat}us,ppn=$slots,nodes=$nodes,cores=$cores"
     apps=$(apps_for $np)
     mkdir -p "$OUT/$tag" || exit 1
