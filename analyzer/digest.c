@@ -119,9 +119,9 @@ static void project_cpu(const struct an_platform *p, struct an_call *c)
     double f = an_platform_cpu_factor(p);
     if (f == 1.0)
         return;
-    if (!isnan(c->tcurc_ns) && !isinf(c->tcurc_ns))
+    if (isfinite(c->tcurc_ns))     /* NaN: not observed; inf: never read */
         c->tcurc_ns *= f;
-    if (!isinf(c->rcrc) && c->rcrc > 0)
+    if (isfinite(c->rcrc) && c->rcrc > 0)
         c->rcrc /= f;
 }
 

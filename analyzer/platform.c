@@ -141,9 +141,9 @@ double an_platform_cpu_factor(const struct an_platform *p)
     return p->cores < p->ppn ? (double)p->ppn / (double)p->cores : 1.0;
 }
 
-double an_platform_share(const struct an_platform *p, double share, int symmetric)
+double an_platform_share(const struct an_platform *p, double share, int all_to_all)
 {
-    if (!p || !symmetric)
+    if (!p || !all_to_all)
         return share;
     double scaled = share * an_platform_cpu_factor(p);
     return scaled < 1 ? scaled : 1;

@@ -34,11 +34,13 @@ int an_platform_parse(const char *spec, struct an_platform *p, char *err, size_t
 double an_platform_cpu_factor(const struct an_platform *p);
 
 /* The CPU share of communication in flight (--comm-cpu-share, measured
- * with a core per rank) on the platform, for a symmetric per-source
- * operation (every rank sends and receives alike): where the node's ppn
- * ranks share fewer cores, each core carries ppn/cores ranks'
- * communication. Other operations, and no platform: `share` as given. */
-double an_platform_share(const struct an_platform *p, double share, int symmetric);
+ * with a core per rank) on the platform, for an all-to-all operation
+ * (alltoall(v), allgather(v): per source and rootless, every rank sends
+ * to and receives from every other): where the node's ppn ranks share
+ * fewer cores, each core carries ppn/cores ranks' communication. Other
+ * operations (rooted ones, and the chunked allreduce, whose ring is not
+ * validated here), and no platform: `share` as given. */
+double an_platform_share(const struct an_platform *p, double share, int all_to_all);
 
 /* The call's Tcomm on the platform, in ns, from its received bytes. */
 double an_platform_tcomm(const struct an_platform *p, const struct an_call *c,
