@@ -209,6 +209,12 @@ int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_sit
         snprintf(bad, sizeof bad, "datatype and op rule out an early return in %lld call%s "
                  "(floating-point, user-defined or derived-type reduction); tnbc runs it blocking",
                  (long long)s->site_unsafe, s->site_unsafe == 1 ? "" : "s");
+    /* No traced call on some rank could be guarded: its reads were never
+     * seen, and replay runs such a call blocking on every member. */
+    if (!bad[0] && s->site_traced > 0 && s->site_unguardable >= s->site_traced)
+        snprintf(bad, sizeof bad, "the receive buffer is memory tnbc cannot guard (a thread's stack, "
+                 "a shared or huge-page mapping) in all %lld traced calls; tnbc runs it blocking",
+                 (long long)s->site_traced);
     ps->calls = s->site_calls;
     ps->traced = s->site_traced;
     if (an_model_site(t, s, &ps->model) < 0)

@@ -104,6 +104,8 @@ struct an_site {
     struct an_call *calls;  /* sorted by rank, invocation */
     int64_t site_calls, site_traced; /* max over ranks from `site` */
     int64_t site_unsafe;  /* calls replay would run blocking for their datatype and op */
+    int64_t site_unguardable; /* traced calls (most on one rank) whose receive
+                                 buffer the guard may not protect */
     int *world;           /* [nworld]: each member's world rank, -1 unknown (an_site_world) */
     int nworld;
 };

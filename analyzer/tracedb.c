@@ -506,6 +506,17 @@ static void load_site_counts(struct an_trace *t, struct an_site *s)
             s->site_unsafe = sqlite3_column_int64(st, 0);
         sqlite3_finalize(st);
     }
+    /* Traced calls whose receive buffer the guard may not protect (the
+     * trace's 'unguardable:N', after 'unsafe:N' when both). */
+    s->site_unguardable = 0;
+    if (prepare_site(t, s, "SELECT max(CAST(substr(s.fallback, instr(s.fallback, 'unguardable:') + 12) "
+                           "AS INTEGER)) FROM site s JOIN run r USING (rank) WHERE s.site=?1 "
+                           "AND s.op=?2 AND r.mode = 'trace' AND instr(s.fallback, 'unguardable:') > 0",
+                     &st, ignored, sizeof ignored) == 0) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            s->site_unguardable = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
     /* A run killed before the site row was written still has its calls. */
     int64_t per_rank = 0, run = 0;
     for (int i = 0; i < s->ncalls; i++) {

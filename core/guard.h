@@ -114,14 +114,18 @@ int tnbc_guard_active(void);   /* number of armed guards */
  * or g is not armed. */
 int tnbc_guard_all_open(const struct tnbc_guard *g);
 
-/* Whether [lo, hi) may be guarded: only private writable memory (heap,
- * malloc's mmaps, private copies of files such as .data/.bss) that is no
- * thread's stack. Guarding a stack breaks the frames that reuse it (the
- * kernel cannot even push a signal frame there); a shared mapping is
- * written by others whom our protection does not stop, and /proc/self/mem
- * cannot land data in it while protected.
+/* Whether [lo, hi) may be guarded (guard_memory.c): only private writable
+ * memory (heap, malloc's mmaps, private copies of files such as
+ * .data/.bss) that is no thread's stack and not huge pages. Guarding a
+ * stack breaks the frames that reuse it (the kernel cannot even push a
+ * signal frame there); a shared mapping is written by others whom our
+ * protection does not stop, and /proc/self/mem cannot land data in it
+ * while protected; mprotect refuses to close part of a huge page.
  * Returns 1, or 0 with *why set. tnbc_guard_arm applies it too. */
 int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why);
+/* Tests: why a mapping, as one line of /proc/self/maps, may not be
+ * guarded (NULL: it may), with `mounts` as /proc/self/mounts. */
+const char *tnbc_guard_map_line_unfit(const char *line, const char *mounts);
 /* The program changed its mappings (mmap, munmap, mremap) in [addr,
  * addr+len): the cached map of the address space is read again at the next
  * check of a range that meets it. Never blocks. */

@@ -46,6 +46,8 @@ struct site_stats {
     enum tnbc_op op;
     int64_t calls, traced, total_ticks, bytes;
     int64_t unsafe;     /* calls whose datatype and op rule out an early return */
+    int64_t unguardable;  /* traced calls whose receive buffer the guard may not
+                             protect (a stack, shared or huge-page memory) */
     int dirty;
 };
 
@@ -162,9 +164,13 @@ static void write_dirty_sites(void)
             continue;
         /* As replay's summary names that reason (docs/schema.md): the
          * analyzer turns such a site off. */
-        char fallback[32] = "";
+        char fallback[64] = "";
+        int at = 0;
         if (s->unsafe)
-            snprintf(fallback, sizeof fallback, "unsafe:%lld", (long long)s->unsafe);
+            at = snprintf(fallback, sizeof fallback, "unsafe:%lld", (long long)s->unsafe);
+        if (s->unguardable)
+            snprintf(fallback + at, sizeof fallback - (size_t)at, "%sunguardable:%lld",
+                     at ? " " : "", (long long)s->unguardable);
         struct tnbc_site_row row = {
             .rank = T.rank, .site = s->site->id, .module = s->site->module,
             .symbol = s->site->symbol, .op = tnbc_op_name(s->op), .offset = s->site->offset,
@@ -342,6 +348,15 @@ static int after_call(const struct tnbc_args *a, const struct tnbc_site *site,
     }
     st->traced++;
     st->bytes += (int64_t)tc->layout.recv.bytes;
+    /* Memory replay would run blocking (tnbc_call_transformable): the
+     * guard below cannot see its reads either, and its calls would look
+     * like calls whose data all sits in edge pages. Counted, so that the
+     * analyzer can say why such a site stays off. */
+    const struct tnbc_layout *r = &tc->layout.recv;
+    const char *why;
+    if (r->nsub && r->base && r->span &&
+        !tnbc_guard_memory_ok((uintptr_t)r->base, (uintptr_t)r->base + r->span, &why))
+        st->unguardable++;
     arm(tc, RECV);
     tc->guard[SEND].layout = &tc->layout.send;   /* read by record_call even when unarmed */
     if (T.guard_send)

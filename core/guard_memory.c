@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Which memory may be guarded (tnbc_guard_memory_ok, guard.h): the
+ * process's mappings as read from /proc/self/maps, and the threads'
+ * stacks as the thread-creation wrapper registers them. Apart from the
+ * guard itself (guard.c) because it answers a different question: not
+ * how to watch pages, but whose pages they are and whether mprotect can
+ * close 4 KiB of them.
+ */
+#include "guard.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static uintptr_t page_down(uintptr_t a) { return a & ~(uintptr_t)(tnbc_page_size() - 1); }
+static uintptr_t page_up(uintptr_t a) { return page_down(a + tnbc_page_size() - 1); }
+
+static const char not_private_writable[] =
+    "buffer not in private writable memory (a stack or a shared mapping)";
+static const char huge_pages[] =
+    "buffer in huge pages (MAP_HUGETLB or a hugetlbfs file): mprotect cannot close part of a huge page";
+
+
+/* The process's mappings as last read from /proc/self/maps, each marked
+ * guardable (private, anonymous, not the main stack) or not. Read again
+ * when a range is not found (malloc's own mmaps and brk bypass the
+ * wrappers), and when the program changed, through an interposed call,
+ * mappings in the range asked about.
+ *
+ * Why per range: a change can only alter what the addresses it names are;
+ * the table stays true everywhere else. Programs that mmap and munmap a
+ * scratch buffer every iteration (or malloc and free one large enough
+ * for glibc to mmap it) made every collective read the table again, 0.5 ms
+ * per call with MPI's 300 mappings, while the call's own buffers had not
+ * moved.
+ *
+ * Invariant: while valid and read_gen == gen, every change made since the
+ * table was read lies in one of dirty[0..ndirty). A change that cannot be
+ * recorded (list full, or the lock busy: the wrappers never wait for it)
+ * bumps gen instead, which invalidates the whole table. */
+#define MAX_HUGE_MOUNTS 8
+struct huge_mounts {
+    char dir[MAX_HUGE_MOUNTS][256];
+    int n;
+};
+
+struct map_ent {
+    uintptr_t lo, hi;
+    const char *unfit;       /* NULL: guardable; else why not */
+};
+#define MAPS_DIRTY_MAX 32
+static struct {
+    pthread_mutex_t lock;
+    struct map_ent *ent;
+    int n, cap;
+    atomic_uint gen;         /* bumped for a change not in dirty[] */
+    unsigned read_gen;
+    int valid;
+    struct { uintptr_t lo, hi; } dirty[MAPS_DIRTY_MAX];
+    int ndirty;
+    atomic_uint reads;       /* times the table was read, ever */
+    struct huge_mounts mounts;
+    int mounts_read;
+} maps = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void tnbc_guard_maps_changed(const void *addr, size_t len)
+{
+    uintptr_t lo = page_down((uintptr_t)addr), hi = page_up((uintptr_t)addr + len);
+    if (pthread_mutex_trylock(&maps.lock) != 0) {
+        atomic_fetch_add(&maps.gen, 1);
+        return;
+    }
+    if (maps.ndirty < MAPS_DIRTY_MAX && lo < hi) {
+        maps.dirty[maps.ndirty].lo = lo;
+        maps.dirty[maps.ndirty].hi = hi;
+        maps.ndirty++;
+    } else {
+        atomic_fetch_add(&maps.gen, 1);
+    }
+    pthread_mutex_unlock(&maps.lock);
+}
+
+unsigned tnbc_guard_maps_reads(void) { return atomic_load(&maps.reads); }
+
+/* Whether a recorded change touches [lo, hi). Caller holds maps.lock. */
+static int maps_dirty(uintptr_t lo, uintptr_t hi)
+{
+    for (int i = 0; i < maps.ndirty; i++)
+        if (lo < maps.dirty[i].hi && maps.dirty[i].lo < hi)
+            return 1;
+    return 0;
+}
+
+/* Hex digits at *s, advancing it; -1 when there are none. */
+static int scan_hex(const char **s, unsigned long *v)
+{
+    const char *p = *s;
+    unsigned long x = 0;
+    for (;; p++) {
+        unsigned d;
+        if (*p >= '0' && *p <= '9')
+            d = (unsigned)(*p - '0');
+        else if (*p >= 'a' && *p <= 'f')
+            d = (unsigned)(*p - 'a' + 10);
+        else
+            break;
+        x = x << 4 | d;
+    }
+    if (p == *s)
+        return -1;
+    *s = p;
+    *v = x;
+    return 0;
+}
+
+/* Past one space-separated field and the spaces after it. */
+static const char *next_field(const char *s)
+{
+    while (*s && *s != ' ')
+        s++;
+    while (*s == ' ')
+        s++;
+    return s;
+}
+
+/* hugetlbfs mount points, from /proc/self/mounts (read once, with the
+ * first map): a private mapping of a file there (libhugetlbfs's heap, as
+ * Cray's craype-hugepages modules set it up) is huge pages the map does
+ * not label as such. */
+
+/* The mount points of type hugetlbfs in a /proc/self/mounts text
+ * ("source dir type options 0 0" per line). A directory whose name the
+ * kernel escaped (a space: \040) or that does not fit is left out. */
+static void parse_huge_mounts(const char *text, struct huge_mounts *m)
+{
+    m->n = 0;
+    for (const char *line = text; line && *line && m->n < MAX_HUGE_MOUNTS;) {
+        const char *nl = strchr(line, '\n');
+        const char *dir = next_field(line), *type = next_field(dir);
+        size_t dlen = (size_t)(strchr(dir, ' ') ? strchr(dir, ' ') - dir : 0);
+        if ((!nl || type < nl) && strncmp(type, "hugetlbfs ", 10) == 0 && dlen > 0 &&
+            dlen < sizeof m->dir[0] && !memchr(dir, '\\', dlen)) {
+            memcpy(m->dir[m->n], dir, dlen);
+            m->dir[m->n][dlen] = '\0';
+            m->n++;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+}
+
+static int read_huge_mounts(struct huge_mounts *m)
+{
+    char buf[16384];
+    int fd = open("/proc/self/mounts", O_RDONLY | O_CLOEXEC);
+    ssize_t len = 0, got = 1;
+    m->n = 0;
+    if (fd < 0)
+        return -1;
+    while (got > 0 && (size_t)len < sizeof buf - 1) {
+        got = syscall(SYS_read, fd, buf + len, sizeof buf - 1 - (size_t)len);
+        if (got > 0)
+            len += got;
+    }
+    close(fd);
+    buf[len] = '\0';
+    parse_huge_mounts(buf, m);
+    return 0;
+}
+
+/* Anonymous MAP_HUGETLB memory, or a file on a hugetlbfs mount. */
+static int path_is_huge(const char *path, const struct huge_mounts *m)
+{
+    if (strncmp(path, "/anon_hugepage", 14) == 0)
+        return 1;
+    for (int i = 0; i < m->n; i++) {
+        size_t n = strlen(m->dir[i]);
+        if (strncmp(path, m->dir[i], n) == 0 && (path[n] == '/' || (n == 1 && path[0] == '/')))
+            return 1;
+    }
+    return 0;
+}
+
+/* One line: "lo-hi perms offset dev inode   path". By hand, not sscanf:
+ * a process with MPI loaded has some 300 mappings, and sscanf took 0.2 ms
+ * of the 0.35 ms that reading them costs, paid again whenever a call's
+ * buffer is memory the table has not seen (a fresh malloc). */
+static int parse_map_line(const char *line, const struct huge_mounts *m, struct map_ent *e)
+{
+    const char *s = line, *perms;
+    unsigned long lo, hi;
+    if (scan_hex(&s, &lo) != 0 || *s++ != '-' || scan_hex(&s, &hi) != 0 || *s++ != ' ')
+        return -1;
+    perms = s;
+    if (strnlen(perms, 4) < 4)
+        return -1;
+    s = next_field(next_field(next_field(perms)));      /* perms, offset, dev */
+    if (!*s)
+        return -1;                                      /* no inode */
+    const char *path = next_field(s);
+    /* Pseudo-mappings other than the heap and named anonymous memory:
+     * [stack], [vvar], [vdso], [vsyscall]. */
+    int special = path[0] == '[' && strncmp(path, "[heap]", 6) != 0 &&
+                  strncmp(path, "[anon:", 6) != 0;
+    e->lo = lo;
+    e->hi = hi;
+    /* Private and writable: anonymous memory, or a private copy of a file
+     * (a program's .data/.bss, Fortran COMMON blocks), which nobody else
+     * writes once the receive wrote it. Not huge pages: mprotect of a
+     * range that ends inside a huge page fails (EINVAL), so the guard
+     * could never close the pages, and the call would pay for going early
+     * and then wait for all of its data. */
+    if (special || perms[1] != 'w' || perms[3] != 'p')
+        e->unfit = not_private_writable;
+    else if (path_is_huge(path, m))
+        e->unfit = huge_pages;
+    else
+        e->unfit = NULL;
+    return 0;
+}
+
+const char *tnbc_guard_map_line_unfit(const char *line, const char *mounts)
+{
+    struct huge_mounts m;
+    struct map_ent e;
+    parse_huge_mounts(mounts, &m);
+    if (parse_map_line(line, &m, &e) != 0)
+        return "unparsable";
+    return e.unfit;
+}
+
+static int read_maps(void)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    for (ssize_t got = 1; buf && got > 0;) {
+        if (len + 4096 > cap) {
+            char *n = realloc(buf, cap * 2);
+            if (!n) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = n;
+            cap *= 2;
+        }
+        got = syscall(SYS_read, fd, buf + len, cap - len - 1);
+        if (got > 0)
+            len += (size_t)got;
+    }
+    close(fd);
+    if (!buf)
+        return -1;
+    buf[len] = '\0';
+    if (!maps.mounts_read)
+        maps.mounts_read = read_huge_mounts(&maps.mounts) == 0;
+    maps.n = 0;
+    for (char *line = buf; *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (maps.n == maps.cap) {
+            int cap2 = maps.cap ? 2 * maps.cap : 256;
+            struct map_ent *n = realloc(maps.ent, (size_t)cap2 * sizeof *n);
+            if (!n)
+                break;
+            maps.ent = n;
+            maps.cap = cap2;
+        }
+        if (parse_map_line(line, &maps.mounts, &maps.ent[maps.n]) == 0)
+            maps.n++;
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    free(buf);
+    return 0;
+}
+
+/* 1: [lo, hi) is wholly in guardable mappings; 0: some of it is in
+ * another kind of mapping (*why says which); -1: some of it is not in the
+ * table. */
+static int maps_cover(uintptr_t lo, uintptr_t hi, const char **why)
+{
+    int a = 0, b = maps.n;
+    while (a < b) {                      /* first entry ending after lo */
+        int mid = (a + b) / 2;
+        if (maps.ent[mid].hi <= lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    uintptr_t at = lo;
+    for (int i = a; i < maps.n && at < hi; i++) {
+        if (maps.ent[i].lo > at)
+            return -1;
+        if (maps.ent[i].unfit) {
+            *why = maps.ent[i].unfit;
+            return 0;
+        }
+        at = maps.ent[i].hi;
+    }
+    return at >= hi ? 1 : -1;
+}
+
+#define MAX_STACKS 1024
+static struct {
+    pthread_mutex_t lock;
+    uintptr_t lo[MAX_STACKS], hi[MAX_STACKS];
+    int n;
+    int overflow;            /* a stack could not be registered */
+} stacks = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void tnbc_guard_stack_add(uintptr_t lo, uintptr_t hi)
+{
+    pthread_mutex_lock(&stacks.lock);
+    if (stacks.n < MAX_STACKS) {
+        stacks.lo[stacks.n] = lo;
+        stacks.hi[stacks.n] = hi;
+        stacks.n++;
+    } else {
+        stacks.overflow = 1;
+    }
+    pthread_mutex_unlock(&stacks.lock);
+}
+
+void tnbc_guard_stack_remove(uintptr_t lo)
+{
+    pthread_mutex_lock(&stacks.lock);
+    for (int i = 0; i < stacks.n; i++)
+        if (stacks.lo[i] == lo) {
+            stacks.n--;
+            stacks.lo[i] = stacks.lo[stacks.n];
+            stacks.hi[i] = stacks.hi[stacks.n];
+            break;
+        }
+    pthread_mutex_unlock(&stacks.lock);
+}
+
+static int on_a_stack(uintptr_t lo, uintptr_t hi)
+{
+    int hit = 0;
+    pthread_mutex_lock(&stacks.lock);
+    for (int i = 0; i < stacks.n && !hit; i++)
+        hit = lo < stacks.hi[i] && stacks.lo[i] < hi;
+    hit |= stacks.overflow;   /* unknown stacks: guard nothing, to be safe */
+    pthread_mutex_unlock(&stacks.lock);
+    return hit;
+}
+
+int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why)
+{
+    if (lo >= hi)
+        return 1;
+    if (on_a_stack(lo, hi)) {
+        *why = "buffer on a thread's stack (its frame may return before the data is there)";
+        return 0;
+    }
+    pthread_mutex_lock(&maps.lock);
+    unsigned gen = atomic_load(&maps.gen);
+    int fresh = maps.valid && maps.read_gen == gen && !maps_dirty(lo, hi);
+    int rc = fresh ? maps_cover(lo, hi, why) : -1;
+    /* Not found, or found unfit: read again (glibc's internal mprotect
+     * turns reserved PROT_NONE arena space writable behind our back). */
+    if (rc != 1) {
+        maps.ndirty = 0;      /* under the lock: no change is recorded meanwhile */
+        maps.valid = read_maps() == 0;
+        maps.read_gen = gen;
+        atomic_fetch_add(&maps.reads, 1);
+        rc = maps.valid ? maps_cover(lo, hi, why) : -1;
+    }
+    pthread_mutex_unlock(&maps.lock);
+    if (rc == -1)           /* not mapped, or the map unreadable */
+        *why = not_private_writable;
+    return rc == 1;
+}
+
