@@ -26,7 +26,6 @@ static const char not_private_writable[] =
 static const char huge_pages[] =
     "buffer in huge pages (MAP_HUGETLB or a hugetlbfs file): mprotect cannot close part of a huge page";
 
-
 /* The process's mappings as last read from /proc/self/maps, each marked
  * guardable (private, anonymous, not the main stack) or not. Read again
  * when a range is not found (malloc's own mmaps and brk bypass the
@@ -44,6 +43,10 @@ static const char huge_pages[] =
  * table was read lies in one of dirty[0..ndirty). A change that cannot be
  * recorded (list full, or the lock busy: the wrappers never wait for it)
  * bumps gen instead, which invalidates the whole table. */
+/* hugetlbfs mount points, from /proc/self/mounts (read once, with the
+ * first map): a private mapping of a file there (libhugetlbfs's heap, as
+ * Cray's craype-hugepages modules set it up) is huge pages the map does
+ * not label as such. */
 #define MAX_HUGE_MOUNTS 8
 struct huge_mounts {
     char dir[MAX_HUGE_MOUNTS][256];
@@ -129,11 +132,6 @@ static const char *next_field(const char *s)
     return s;
 }
 
-/* hugetlbfs mount points, from /proc/self/mounts (read once, with the
- * first map): a private mapping of a file there (libhugetlbfs's heap, as
- * Cray's craype-hugepages modules set it up) is huge pages the map does
- * not label as such. */
-
 /* The mount points of type hugetlbfs in a /proc/self/mounts text
  * ("source dir type options 0 0" per line). A directory whose name the
  * kernel escaped (a space: \040) or that does not fit is left out. */
@@ -154,22 +152,44 @@ static void parse_huge_mounts(const char *text, struct huge_mounts *m)
     }
 }
 
-static int read_huge_mounts(struct huge_mounts *m)
+/* A /proc file, whole and NUL-terminated (malloc'd), read with the raw
+ * system call: the read wrapper (wrap_libc.c) would look for guards. */
+static char *read_proc_file(const char *path)
 {
-    char buf[16384];
-    int fd = open("/proc/self/mounts", O_RDONLY | O_CLOEXEC);
-    ssize_t len = 0, got = 1;
-    m->n = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return -1;
-    while (got > 0 && (size_t)len < sizeof buf - 1) {
-        got = syscall(SYS_read, fd, buf + len, sizeof buf - 1 - (size_t)len);
+        return NULL;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    for (ssize_t got = 1; buf && got > 0;) {
+        if (len + 4096 > cap) {
+            char *n = realloc(buf, cap * 2);
+            if (!n) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = n;
+            cap *= 2;
+        }
+        got = syscall(SYS_read, fd, buf + len, cap - len - 1);
         if (got > 0)
-            len += got;
+            len += (size_t)got;
     }
     close(fd);
-    buf[len] = '\0';
-    parse_huge_mounts(buf, m);
+    if (buf)
+        buf[len] = '\0';
+    return buf;
+}
+
+static int read_huge_mounts(struct huge_mounts *m)
+{
+    char *text = read_proc_file("/proc/self/mounts");
+    m->n = 0;
+    if (!text)
+        return -1;
+    parse_huge_mounts(text, m);
+    free(text);
     return 0;
 }
 
@@ -236,30 +256,9 @@ const char *tnbc_guard_map_line_unfit(const char *line, const char *mounts)
 
 static int read_maps(void)
 {
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    for (ssize_t got = 1; buf && got > 0;) {
-        if (len + 4096 > cap) {
-            char *n = realloc(buf, cap * 2);
-            if (!n) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = n;
-            cap *= 2;
-        }
-        got = syscall(SYS_read, fd, buf + len, cap - len - 1);
-        if (got > 0)
-            len += (size_t)got;
-    }
-    close(fd);
+    char *buf = read_proc_file("/proc/self/maps");
     if (!buf)
         return -1;
-    buf[len] = '\0';
     if (!maps.mounts_read)
         maps.mounts_read = read_huge_mounts(&maps.mounts) == 0;
     maps.n = 0;
