@@ -481,6 +481,29 @@ static int load_subs(struct an_trace *t, struct an_site *s, char *err, size_t er
     return 0;
 }
 
+/* The largest count over traced ranks of one reason in the trace's
+ * site.fallback ('name:N ...', docs/schema.md); replay summaries use some
+ * of the names for local reasons too, and are not read here. */
+static int64_t trace_fallback_count(struct an_trace *t, const struct an_site *s, const char *name)
+{
+    sqlite3_stmt *st;
+    char ignored[8];
+    int64_t n = 0;
+    /* In ' ' || fallback, the name's space sits where the name starts in
+     * fallback itself: its count follows at that place + length + 1. */
+    if (prepare_site(t, s, "SELECT max(CAST(substr(s.fallback, instr(' ' || s.fallback, ' ' || ?3 || ':') "
+                           "+ length(?3) + 1) AS INTEGER)) FROM site s JOIN run r USING (rank) "
+                           "WHERE s.site=?1 AND s.op=?2 AND r.mode = 'trace' "
+                           "AND instr(' ' || s.fallback, ' ' || ?3 || ':') > 0",
+                     &st, ignored, sizeof ignored) != 0)
+        return 0;
+    sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
 static void load_site_counts(struct an_trace *t, struct an_site *s)
 {
     sqlite3_stmt *st;
@@ -495,28 +518,10 @@ static void load_site_counts(struct an_trace *t, struct an_site *s)
         sqlite3_finalize(st);
     }
     /* Calls of traced ranks whose datatype and op rule out an early
-     * return (the trace's site.fallback 'unsafe:N'; replay summaries use
-     * that name for local reasons too, and are not read here). */
-    s->site_unsafe = 0;
-    if (prepare_site(t, s, "SELECT max(CAST(substr(s.fallback, 8) AS INTEGER)) FROM site s "
-                           "JOIN run r USING (rank) WHERE s.site=?1 AND s.op=?2 "
-                           "AND r.mode = 'trace' AND s.fallback LIKE 'unsafe:%'",
-                     &st, ignored, sizeof ignored) == 0) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            s->site_unsafe = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    /* Traced calls whose receive buffer the guard may not protect (the
-     * trace's 'unguardable:N', after 'unsafe:N' when both). */
-    s->site_unguardable = 0;
-    if (prepare_site(t, s, "SELECT max(CAST(substr(s.fallback, instr(s.fallback, 'unguardable:') + 12) "
-                           "AS INTEGER)) FROM site s JOIN run r USING (rank) WHERE s.site=?1 "
-                           "AND s.op=?2 AND r.mode = 'trace' AND instr(s.fallback, 'unguardable:') > 0",
-                     &st, ignored, sizeof ignored) == 0) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            s->site_unguardable = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
+     * return, and traced calls whose receive buffer the guard may not
+     * protect. */
+    s->site_unsafe = trace_fallback_count(t, s, "unsafe");
+    s->site_unguardable = trace_fallback_count(t, s, "unguardable");
     /* A run killed before the site row was written still has its calls. */
     int64_t per_rank = 0, run = 0;
     for (int i = 0; i < s->ncalls; i++) {

@@ -32,6 +32,8 @@ struct learn_rec {
     unsigned char *need;     /* [nsub] released by io/mpi/reuse: needed then */
     char *cover;             /* [nsub] the trace's guard code ('g', 'p', 'e', 'm') */
     int used;                /* holds a call (guard armed or not) */
+    int unguardable;         /* its receive buffer is memory the guard may not
+                                protect (tnbc_guard_memory_ok) */
     int64_t invocation;
     uint64_t entry, ret;
     int root;
@@ -335,6 +337,9 @@ static void take_record(struct learn_rec *r, const struct tnbc_args *a, int64_t 
         r->ord[i] = -1;
         r->cover[i] = r->layout.recv.sub[i].bytes ? 'e' : 'm';
     }
+    const struct tnbc_layout *rl = &r->layout.recv;
+    r->unguardable = rl->base && rl->span &&
+                     !tnbc_guard_memory_ok((uintptr_t)rl->base, (uintptr_t)rl->base + rl->span, &why);
     struct tnbc_guard *g = &r->guard;
     g->layout = &r->layout.recv;
     g->closed_prot = PROT_NONE;
@@ -376,7 +381,7 @@ void autotune_learned(struct auto_site *s, const struct tnbc_args *a, int64_t in
  * sub-message 7 fields. Doubles travel as their bits. */
 enum { HDR_WORLD, HDR_COMM_RANK, HDR_NODE, HDR_NCALLS, HDR_TSC_HZ, HDR_COPY_BW, HDR_MPROTECT,
        HDR_FAULT, HDR_PAGE, HDR_COMM_SIZE, HDR_AGREE_NS, HDR_MACHINE_RANKS, HDR_MACHINE_CPUS,
-       HDR_INTS };
+       HDR_UNGUARDABLE, HDR_INTS };
 enum { CALL_INV, CALL_ROOT, CALL_NSUB, CALL_CHUNKS, CALL_SEND, CALL_RECV, CALL_BLOCK,
        CALL_ENTRY, CALL_RET, CALL_NREC, CALL_INTS };
 enum { SUB_IDX, SUB_BYTES, SUB_GUARD, SUB_TOUCHED, SUB_ORD, SUB_TSC, SUB_NEED, SUB_INTS };
@@ -432,6 +437,7 @@ static int64_t *pack_records(const struct auto_site *s, int comm_rank, int comm_
     v[HDR_AGREE_NS] = dbits(s->agree_ns);
     v[HDR_MACHINE_RANKS] = A.crowd.ranks;
     v[HDR_MACHINE_CPUS] = A.crowd.cpus;
+    v[HDR_UNGUARDABLE] = 0;
     double skew = 1;
 #ifdef TNBC_TEST_HOOKS
     /* Tests: this rank's touches seem `skew` times later after return, so
@@ -446,6 +452,7 @@ static int64_t *pack_records(const struct auto_site *s, int comm_rank, int comm_
         if (!r->used)
             continue;
         v[HDR_NCALLS]++;
+        v[HDR_UNGUARDABLE] += r->unguardable;
         p[CALL_INV] = r->invocation;
         p[CALL_ROOT] = r->root;
         p[CALL_NSUB] = l->recv.nsub;
@@ -541,9 +548,12 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
     int world_size = 0, ncalls = 0;
     double agree_ns = INFINITY;
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    int64_t unguardable = 0;       /* the most on one member, as the trace's */
     for (int m = 0, at = 0; m < p; at += len[m++]) {
         ncalls += (int)all[at + HDR_NCALLS];
         agree_ns = fmin(agree_ns, bitsd(all[at + HDR_AGREE_NS]));
+        if (all[at + HDR_UNGUARDABLE] > unguardable)
+            unguardable = all[at + HDR_UNGUARDABLE];
     }
     /* The early return's agreement is a step the trace's Tinit does not
      * see (docs/analyzer.md, --early-cost): every call of the site pays
@@ -556,7 +566,8 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
                           .comm_cpu_share = site_cpu_share(all, len, p, crowded, sizeof crowded) };
     t.comm_cpu_why = crowded[0] ? crowded : NULL;
     struct an_site s = { .site = strdup(site_id), .op = strdup(tnbc_op_name(op)),
-                         .site_calls = calls, .site_traced = A.learn_calls };
+                         .site_calls = calls, .site_traced = A.learn_calls,
+                         .site_unguardable = unguardable };
     struct tnbc_profile *prof = calloc(1, sizeof *prof);
     char (*hosts)[24] = calloc((size_t)p, sizeof *hosts);
     char *text = NULL;
