@@ -213,7 +213,8 @@ int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_sit
      * seen, and replay runs such a call blocking on every member. */
     if (!bad[0] && s->site_traced > 0 && s->site_unguardable >= s->site_traced)
         snprintf(bad, sizeof bad, "the receive buffer is memory tnbc cannot guard (a thread's stack, "
-                 "a shared or huge-page mapping) in all %lld traced calls; tnbc runs it blocking",
+                 "a shared or huge-page mapping, an RMA window) in all %lld traced calls; tnbc runs it "
+                 "blocking",
                  (long long)s->site_traced);
     ps->calls = s->site_calls;
     ps->traced = s->site_traced;

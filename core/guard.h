@@ -116,7 +116,8 @@ int tnbc_guard_all_open(const struct tnbc_guard *g);
 
 /* Whether [lo, hi) may be guarded (guard_memory.c): only private writable
  * memory (heap, malloc's mmaps, private copies of files such as
- * .data/.bss) that is no thread's stack and not huge pages. Guarding a
+ * .data/.bss) that is no thread's stack, not in an RMA window and not
+ * huge pages. Guarding a
  * stack breaks the frames that reuse it (the kernel cannot even push a
  * signal frame there); a shared mapping is written by others whom our
  * protection does not stop, and /proc/self/mem cannot land data in it
@@ -132,6 +133,11 @@ const char *tnbc_guard_map_line_unfit(const char *line, const char *mounts);
 void tnbc_guard_maps_changed(const void *addr, size_t len);
 /* How many times the map was read so far (tests, costs). */
 unsigned tnbc_guard_maps_reads(void);
+/* Memory exposed in an RMA window, registered by the window wrappers
+ * under the window's handle (key); remove with base NULL forgets every
+ * range of the key. */
+void tnbc_guard_exposed_add(uintptr_t key, const void *base, size_t len);
+void tnbc_guard_exposed_remove(uintptr_t key, const void *base);
 /* Thread stacks, registered by the thread-creation wrapper. */
 void tnbc_guard_stack_add(uintptr_t lo, uintptr_t hi);
 void tnbc_guard_stack_remove(uintptr_t lo);

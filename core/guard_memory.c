@@ -353,12 +353,77 @@ static int on_a_stack(uintptr_t lo, uintptr_t hi)
     return hit;
 }
 
+/* Memory that other processes read and write directly: an RMA window's
+ * (MPI_Win_create, _allocate, _attach; core/wrap_windows.c registers and
+ * removes it). Open MPI's shared-memory transport reads a window with
+ * process_vm_readv (MPI_Get) and writes it with process_vm_writev
+ * (MPI_Put): on a guarded page those fail with EFAULT, and Open MPI
+ * retries for ever. A passive-target access involves no call of the
+ * target's at all, so releasing at synchronisation calls cannot cover
+ * it: such memory is never guarded. Invariant: every range of a live
+ * window is in e[0..n), or overflow is set (a range that could not be
+ * recorded: then no memory is guarded again, to be safe). */
+static struct {
+    pthread_mutex_t lock;
+    struct exposed_range { uintptr_t key, lo, hi; } *e;
+    int n, cap;
+    int overflow;
+} exposed = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void tnbc_guard_exposed_add(uintptr_t key, const void *base, size_t len)
+{
+    if (!base || len == 0)
+        return;
+    pthread_mutex_lock(&exposed.lock);
+    if (exposed.n == exposed.cap) {
+        int cap = exposed.cap ? 2 * exposed.cap : 16;
+        struct exposed_range *e = realloc(exposed.e, (size_t)cap * sizeof *e);
+        if (e) {
+            exposed.e = e;
+            exposed.cap = cap;
+        }
+    }
+    if (exposed.n < exposed.cap)
+        exposed.e[exposed.n++] = (struct exposed_range){ key, (uintptr_t)base, (uintptr_t)base + len };
+    else
+        exposed.overflow = 1;
+    pthread_mutex_unlock(&exposed.lock);
+}
+
+void tnbc_guard_exposed_remove(uintptr_t key, const void *base)
+{
+    pthread_mutex_lock(&exposed.lock);
+    for (int i = 0; i < exposed.n;) {
+        if (exposed.e[i].key == key && (!base || exposed.e[i].lo == (uintptr_t)base))
+            exposed.e[i] = exposed.e[--exposed.n];
+        else
+            i++;
+    }
+    pthread_mutex_unlock(&exposed.lock);
+}
+
+static int exposed_to_others(uintptr_t lo, uintptr_t hi)
+{
+    int hit = 0;
+    pthread_mutex_lock(&exposed.lock);
+    for (int i = 0; i < exposed.n && !hit; i++)
+        hit = lo < exposed.e[i].hi && exposed.e[i].lo < hi;
+    hit |= exposed.overflow;
+    pthread_mutex_unlock(&exposed.lock);
+    return hit;
+}
+
 int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why)
 {
     if (lo >= hi)
         return 1;
     if (on_a_stack(lo, hi)) {
         *why = "buffer on a thread's stack (its frame may return before the data is there)";
+        return 0;
+    }
+    if (exposed_to_others(lo, hi)) {
+        *why = "buffer in an RMA window (other processes read and write it with MPI_Get/MPI_Put, "
+               "which a guard would make fail)";
         return 0;
     }
     pthread_mutex_lock(&maps.lock);

@@ -45,5 +45,10 @@ void tnbc_release_all(enum tnbc_release_reason why);
 int tnbc_init(int *argc, char ***argv, int required, int *provided);
 int tnbc_finalize(void);
 int tnbc_is_active(void);     /* initialised and not disabled */
+/* RMA windows (core/wrap_windows.c): memory a window exposes is never
+ * guarded. release: before it is exposed, pending data in it lands. */
+void tnbc_window_release(const void *base, MPI_Aint size);
+void tnbc_window_exposes(MPI_Win win, const void *base, MPI_Aint size);
+void tnbc_window_hides(MPI_Win win, const void *base);   /* base NULL: all */
 
 #endif

@@ -335,3 +335,73 @@ FORTRAN_NAMES(mpi_sendrecv, MPI_SENDRECV,
               (void *sb, F *sc, F *st, F *d, F *stag, void *rb, F *rc, F *rt, F *s, F *rtag,
                F *comm, F *status, F *ierr),
               (sb, sc, st, d, stag, rb, rc, rt, s, rtag, comm, status, ierr))
+
+/* RMA windows (core/wrap_windows.c): forwarded to Open MPI's own Fortran
+ * symbol, which calls PMPI_ itself; the memory the window exposes is
+ * registered under its C handle, so that it is never guarded. Sizes and
+ * base pointers are INTEGER(KIND=MPI_ADDRESS_KIND) (or TYPE(C_PTR)), by
+ * reference. */
+typedef void (*win_create_fn)(void *, MPI_Aint *, F *, F *, F *, F *, F *);
+typedef void (*win_allocate_fn)(MPI_Aint *, F *, F *, F *, void **, F *, F *);
+typedef void (*win_attach_fn)(F *, void *, MPI_Aint *, F *);
+typedef void (*win_detach_fn)(F *, void *, F *);
+typedef void (*win_free_fn)(F *, F *);
+
+static void mpi_win_create_impl(void *base, MPI_Aint *size, F *disp, F *info, F *comm, F *win,
+                                F *ierr)
+{
+    FORWARD(mpi_win_create, win_create_fn);
+    tnbc_window_release(base, *size);
+    next_mpi_win_create(base, size, disp, info, comm, win, ierr);
+    if (*ierr == MPI_SUCCESS)
+        tnbc_window_exposes(PMPI_Win_f2c(*win), base, *size);
+}
+FORTRAN_NAMES(mpi_win_create, MPI_WIN_CREATE,
+              (void *base, MPI_Aint *size, F *disp, F *info, F *comm, F *win, F *ierr),
+              (base, size, disp, info, comm, win, ierr))
+
+#define WIN_ALLOCATE_LIKE(lower, upper)                                                       \
+    static void lower##_impl(MPI_Aint *size, F *disp, F *info, F *comm, void **base, F *win,  \
+                             F *ierr)                                                         \
+    {                                                                                         \
+        FORWARD(lower, win_allocate_fn);                                                      \
+        next_##lower(size, disp, info, comm, base, win, ierr);                                \
+        if (*ierr == MPI_SUCCESS)                                                             \
+            tnbc_window_exposes(PMPI_Win_f2c(*win), *base, *size);                            \
+    }                                                                                         \
+    FORTRAN_NAMES(lower, upper,                                                               \
+                  (MPI_Aint *size, F *disp, F *info, F *comm, void **base, F *win, F *ierr),  \
+                  (size, disp, info, comm, base, win, ierr))
+
+WIN_ALLOCATE_LIKE(mpi_win_allocate, MPI_WIN_ALLOCATE)
+WIN_ALLOCATE_LIKE(mpi_win_allocate_shared, MPI_WIN_ALLOCATE_SHARED)
+
+static void mpi_win_attach_impl(F *win, void *base, MPI_Aint *size, F *ierr)
+{
+    FORWARD(mpi_win_attach, win_attach_fn);
+    tnbc_window_release(base, *size);
+    next_mpi_win_attach(win, base, size, ierr);
+    if (*ierr == MPI_SUCCESS)
+        tnbc_window_exposes(PMPI_Win_f2c(*win), base, *size);
+}
+FORTRAN_NAMES(mpi_win_attach, MPI_WIN_ATTACH, (F *win, void *base, MPI_Aint *size, F *ierr),
+              (win, base, size, ierr))
+
+static void mpi_win_detach_impl(F *win, void *base, F *ierr)
+{
+    FORWARD(mpi_win_detach, win_detach_fn);
+    next_mpi_win_detach(win, base, ierr);
+    if (*ierr == MPI_SUCCESS)
+        tnbc_window_hides(PMPI_Win_f2c(*win), base);
+}
+FORTRAN_NAMES(mpi_win_detach, MPI_WIN_DETACH, (F *win, void *base, F *ierr), (win, base, ierr))
+
+static void mpi_win_free_impl(F *win, F *ierr)
+{
+    FORWARD(mpi_win_free, win_free_fn);
+    MPI_Win was = PMPI_Win_f2c(*win);     /* MPI_WIN_NULL after the call */
+    next_mpi_win_free(win, ierr);
+    if (*ierr == MPI_SUCCESS)
+        tnbc_window_hides(was, NULL);
+}
+FORTRAN_NAMES(mpi_win_free, MPI_WIN_FREE, (F *win, F *ierr), (win, ierr))

@@ -398,24 +398,6 @@ int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize
     return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
 }
 
-int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
-{
-    if (tnbc_guard_active()) { if (size > 0) tnbc_guard_release_range(base, (size_t)size, TNBC_REL_MPI); }
-    return PMPI_Win_attach(win, base, size);
-}
-
-int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
-{
-    if (tnbc_guard_active()) { if (size > 0) tnbc_guard_release_range(base, (size_t)size, TNBC_REL_MPI); }
-    return PMPI_Win_create(base, size, disp_unit, info, comm, win);
-}
-
-int MPI_Win_detach(MPI_Win win, const void *base)
-{
-    if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Win_detach(win, base);
-}
-
 int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }

@@ -47,7 +47,7 @@ struct site_stats {
     int64_t calls, traced, total_ticks, bytes;
     int64_t unsafe;     /* calls whose datatype and op rule out an early return */
     int64_t unguardable;  /* traced calls whose receive buffer the guard may not
-                             protect (a stack, shared or huge-page memory) */
+                             protect (a stack, shared, huge-page or RMA window memory) */
     int dirty;
 };
 

@@ -87,11 +87,16 @@ check-comm: $(COMM_TEST_PROGS) $(BUILD)/bench/pencil $(TRACE_LIB) $(MERGE_BIN) $
 
 # Torture suite (test/torture.sh): legal programs doing unusual things with
 # buffers after a collective returned; plain, trace, tuned, forced on.
-TORTURE_PROGS := $(patsubst test/torture/%.c,$(BUILD)/test/torture/%,$(wildcard test/torture/*.c))
+TORTURE_PROGS := $(patsubst test/torture/%.c,$(BUILD)/test/torture/%,$(wildcard test/torture/*.c)) \
+                 $(patsubst test/torture/%.f90,$(BUILD)/test/torture/%,$(wildcard test/torture/*.f90))
 
 $(BUILD)/test/torture/%: test/torture/%.c test/torture/tt.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -pthread -o $@ $< -lm
+
+$(BUILD)/test/torture/%: test/torture/%.f90
+	@mkdir -p $(dir $@)
+	$(MPIFC) -O2 -g -J $(dir $@) -o $@ $<
 
 ALL_TARGETS  += $(TORTURE_PROGS)
 CHECK_SUITES += torture

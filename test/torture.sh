@@ -31,7 +31,9 @@
 #      thread level asked for is the one seen            thread_level.c
 #  (11, SHMEM sizes and strides, is not a case of this suite.)
 # Own cases: remap.c, two_pending.c, static_buf.c, p2p_pending.c (Isend/
-# Irecv + Waitall), put_pending.c (MPI_Put), pack_pending.c (Pack/Unpack).
+# Irecv + Waitall), put_pending.c (MPI_Put), pack_pending.c (Pack/Unpack),
+# window_recv.c (receive buffers in RMA windows read and written remotely)
+# and window_recv_f.f90 (the same from Fortran).
 set -u
 cd "$(dirname "$0")/.."
 : "${BUILD:=build}"
@@ -132,6 +134,8 @@ declare -A expect=(
     [remap]=early [two_pending]=early [static_buf]=early
     [mrecv_pending]=early [alltoallw_pending]=early [file_iwrite]=early
     [p2p_pending]=early [put_pending]=early [pack_pending]=early
+    [window_recv]="blocking:RMA window;early;analyzed:: off: the receive buffer is memory tnbc cannot guard"
+    [window_recv_f]="blocking:RMA window"
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -158,6 +162,8 @@ declare -A what=(
     [p2p_pending]="MPI_Isend/MPI_Irecv of pending buffers, MPI_Waitall"
     [put_pending]="MPI_Put from a pending buffer into a window"
     [pack_pending]="MPI_Pack/MPI_Unpack of, into and from pending buffers"
+    [window_recv]="receive buffers in RMA windows the neighbour reads and writes (fence, passive, dynamic)"
+    [window_recv_f]="the same from Fortran (MPI_WIN_CREATE through Open MPI's Fortran symbols)"
 )
 # Cases whose tuned and forced runs are skipped (t_skip with the reason):
 # only plain and traced runs are compared.
@@ -166,7 +172,7 @@ declare -A trace_only=(
 order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map fork_child
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault threads_comms
        hybrid_team thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
-       p2p_pending put_pending pack_pending)
+       p2p_pending put_pending pack_pending window_recv window_recv_f)
 for c in ${TORTURE_CASES:-${order[@]}}; do
     [[ $c == profiles || $c == auto ]] && continue
     [[ -x $P/$c ]] || { t_run "$c: built" false; continue; }
