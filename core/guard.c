@@ -250,34 +250,49 @@ static int open_range(struct tnbc_guard *g, uintptr_t a, uintptr_t b)
 
 static void open_whole(struct tnbc_guard *g, uint64_t tick);
 
-/* Open sub-message s's pages whose every sub-message is open. Its interior
- * pages hold no other sub-message; only the first and last may be shared.
- * Returns the first page past the opened ones, *from the first (equal when
- * nothing was opened). */
-static uintptr_t open_ready_pages_from(struct tnbc_guard *g, int s, uintptr_t *from)
+/* Opens [a, b)'s pages whose every sub-message is open, in runs;
+ * whether `page` was among them. */
+static int open_ready_runs(struct tnbc_guard *g, uintptr_t a, uintptr_t b, uintptr_t page)
+{
+    int hit = 0;
+    for (uintptr_t p = a; p < b;) {
+        if (!page_ready(g, p)) {
+            p += page_size;
+            continue;
+        }
+        uintptr_t q = p + page_size;
+        while (q < b && page_ready(g, q))
+            q += page_size;
+        if (open_range(g, p, q) == 0)    /* refused: the fault path tries again */
+            hit |= p <= page && page < q;
+        p = q;
+    }
+    return hit;
+}
+
+/* Opens sub-message s's pages whose every sub-message is open; whether
+ * `page` was among them. Unless the guard is interleaved, its interior
+ * pages hold no other sub-message and only the first and last may be
+ * shared: two checks, one mprotect. */
+static int open_ready_pages_of(struct tnbc_guard *g, int s, uintptr_t page)
 {
     uintptr_t a = page_down(sub_start(g, s)), b = page_up(sub_end(g, s));
-    if (a < g->lo)
-        a = g->lo;
-    if (b > g->hi)
-        b = g->hi;
-    *from = a;
-    if (a >= b)
-        return a;
+    if (!clip(g, &a, &b))
+        return 0;
+    if (g->interleaved)
+        return open_ready_runs(g, a, b, page);
     if (!page_ready(g, a))
         a += page_size;
     if (b > a && !page_ready(g, b - page_size))
         b -= page_size;
-    *from = a;
-    if (a >= b)
-        return a;
-    return open_range(g, a, b) == 0 ? b : a;   /* refused: the fault path tries again */
+    if (a >= b || open_range(g, a, b) != 0)   /* refused: the fault path tries again */
+        return 0;
+    return a <= page && page < b;
 }
 
 static void open_ready_pages(struct tnbc_guard *g, int s)
 {
-    uintptr_t from;
-    (void)open_ready_pages_from(g, s, &from);
+    (void)open_ready_pages_of(g, s, 0);
 }
 
 /* Marks s open, calling the hook first if it was closed. */
@@ -352,10 +367,8 @@ struct touch_arg {
 static int expose_touched(struct tnbc_guard *g, int s, void *arg)
 {
     struct touch_arg *t = arg;
-    uintptr_t from, to;
     expose(g, s, t->ev, TNBC_REL_DONE, t->tick);
-    to = open_ready_pages_from(g, s, &from);
-    t->page_opened |= from <= t->page && t->page < to;
+    t->page_opened |= open_ready_pages_of(g, s, t->page);
     return 0;
 }
 
@@ -801,6 +814,23 @@ static int mark_alone(struct tnbc_guard *g)
     return 0;
 }
 
+static int other_sub(struct tnbc_guard *g, int s, void *arg)
+{
+    (void)g;
+    return s != *(int *)arg;
+}
+
+/* g->interleaved (see guard.h). Needs g->order and g->max_bytes. */
+static void mark_interleaved(struct tnbc_guard *g)
+{
+    g->interleaved = 0;
+    for (int s = 0; s < g->layout->nsub && !g->interleaved; s++) {
+        uintptr_t a = page_down(sub_start(g, s)) + page_size, b = page_up(sub_end(g, s)) - page_size;
+        if (g->layout->sub[s].bytes && a < b)
+            g->interleaved = overlapping(g, a, b, other_sub, &s) != 0;
+    }
+}
+
 /* Protects [lo, hi) but for the whole pages of sub-messages open at arm
  * (g->landed) that no closed one meets: replay's own block of an alltoall,
  * copied in before arming, is half the buffer at 2 ranks, and protecting
@@ -869,6 +899,7 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     qsort_r(g->order, (size_t)n, sizeof *g->order, compare_offsets, (void *)l);
     if (mark_alone(g) != 0)
         goto fail;
+    mark_interleaved(g);
     atomic_flag_clear(&g->lock);
     atomic_store(&g->obj.pins, 0);
     if (tnbc_range_insert(g->lo, g->hi, &g->obj) != 0)

@@ -83,6 +83,12 @@ struct tnbc_guard {
      * shares, so its first touch is seen there: a shared page need not be
      * single-stepped for its sake (TNBC_TRACE_EXACT=1 steps anyway). */
     unsigned char *alone;
+    /* 1 when some sub-message's pages between its first and last hold
+     * another's bytes (derived types whose blocks interleave: a struct of
+     * absolute addresses at MPI_BOTTOM, a type resized to overlap its
+     * neighbours): a sub's pages are then opened one by one as each is
+     * ready, not all of its interior at once. */
+    int interleaved;
     atomic_uint faults, steps;         /* what observing this guard cost */
     int armed;
     struct tnbc_guard *next_active;

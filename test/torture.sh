@@ -32,8 +32,9 @@
 #  (11, SHMEM sizes and strides, is not a case of this suite.)
 # Own cases: remap.c, two_pending.c, static_buf.c, p2p_pending.c (Isend/
 # Irecv + Waitall), put_pending.c (MPI_Put), pack_pending.c (Pack/Unpack),
-# window_recv.c (receive buffers in RMA windows read and written remotely)
-# and window_recv_f.f90 (the same from Fortran).
+# window_recv.c (receive buffers in RMA windows read and written remotely),
+# window_recv_f.f90 (the same from Fortran), interleaved_types.c (receive
+# types whose blocks interleave in memory).
 set -u
 cd "$(dirname "$0")/.."
 : "${BUILD:=build}"
@@ -136,6 +137,7 @@ declare -A expect=(
     [p2p_pending]=early [put_pending]=early [pack_pending]=early
     [window_recv]="blocking:RMA window;early;analyzed:: off: the receive buffer is memory tnbc cannot guard"
     [window_recv_f]="blocking:RMA window"
+    [interleaved_types]=early
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -164,6 +166,7 @@ declare -A what=(
     [pack_pending]="MPI_Pack/MPI_Unpack of, into and from pending buffers"
     [window_recv]="receive buffers in RMA windows the neighbour reads and writes (fence, passive, dynamic)"
     [window_recv_f]="the same from Fortran (MPI_WIN_CREATE through Open MPI's Fortran symbols)"
+    [interleaved_types]="receive types whose blocks interleave (absolute struct at MPI_BOTTOM, columns), 4 ranks"
 )
 # Cases whose tuned and forced runs are skipped (t_skip with the reason):
 # only plain and traced runs are compared.
@@ -172,11 +175,14 @@ declare -A trace_only=(
 order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map fork_child
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault threads_comms
        hybrid_team thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
-       p2p_pending put_pending pack_pending window_recv window_recv_f)
+       p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types)
+# Ranks per case: 2, but where the case needs sources beyond the own one
+# and a second remote one (one landing while another is still in flight).
+declare -A np_of=([interleaved_types]=4)
 for c in ${TORTURE_CASES:-${order[@]}}; do
     [[ $c == profiles || $c == auto ]] && continue
     [[ -x $P/$c ]] || { t_run "$c: built" false; continue; }
-    T_TIMEOUT=$((4 * TORTURE_TIMEOUT + 60)) t_run "$c: ${what[$c]:-}" torture "$c" 2 "${expect[$c]:--}"
+    T_TIMEOUT=$((4 * TORTURE_TIMEOUT + 60)) t_run "$c: ${what[$c]:-}" torture "$c" "${np_of[$c]:-2}" "${expect[$c]:--}"
     [[ -n ${trace_only[$c]:-} ]] && t_skip "$c: tuned and forced runs" "${trace_only[$c]}"
 done
 # Profiles that must not hang or crash the run: `tnbc run` refuses a FIFO

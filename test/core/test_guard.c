@@ -550,6 +550,44 @@ static void test_open_sub(void **state)
     expect_released_set(1, (int[]){ 4, 7 }, 2, TNBC_REL_NEIGHBOUR);
 }
 
+/* Sub-messages whose footprints interleave (derived receive types: a
+ * struct of absolute addresses, a column type): sub 0 spans pages 0-5
+ * and sub 1 (page 1) and sub 2 (page 3) lie inside it. Opening sub 0
+ * opens only the pages no closed sub-message shares; each other page
+ * opens with the last of its sub-messages. Before, the interior of a
+ * sub-message's footprint was opened whole, and the program read sub 2's
+ * page before its data had arrived. */
+static void test_open_sub_interleaved(void **state)
+{
+    (void)state;
+    reclaim();
+    char *b = map_pages(6);
+    F.sub[0] = (struct tnbc_submsg){ .offset = 0, .bytes = 6 * ps, .idx = 0 };
+    F.sub[1] = (struct tnbc_submsg){ .offset = ps, .bytes = ps, .idx = 1, .peer = 1 };
+    F.sub[2] = (struct tnbc_submsg){ .offset = 3 * ps, .bytes = ps, .idx = 2, .peer = 2 };
+    F.lay = (struct tnbc_layout){ .base = b, .span = 6 * ps, .bytes = 8 * ps, .nsub = 3, .sub = F.sub };
+    setup_guard(&F.g, &F.lay, PROT_NONE, GUARD_WAIT_NEIGHBOURS);
+    assert_true(tnbc_guard_arm(&F.g) > 0);
+    assert_int_equal(F.g.interleaved, 1);
+    tnbc_guard_open_sub(&F.g, 0);
+    int want0[6] = { RW, PROT_NONE, RW, PROT_NONE, RW, RW };
+    for (int p = 0; p < 6; p++)
+        assert_int_equal(prot_at(b + (size_t)p * ps), want0[p]);
+    tnbc_guard_open_sub(&F.g, 2);
+    assert_int_equal(prot_at(b + 3 * ps), RW);
+    assert_int_equal(prot_at(b + ps), PROT_NONE);
+    tnbc_guard_open_sub(&F.g, 1);
+    assert_int_equal(prot_at(b + ps), RW);
+    assert_int_equal(atomic_load(&nev), 0);
+    /* Blocks side by side, sharing at most their edge pages: not interleaved. */
+    tnbc_guard_disarm(&F.g, TNBC_REL_DONE);
+    reclaim();
+    b = map_pages(4);
+    setup_guard(&F.g, even_layout(b, 3, ps + ps / 2), PROT_NONE, GUARD_WAIT_NEIGHBOURS);
+    assert_true(tnbc_guard_arm(&F.g) > 0);
+    assert_int_equal(F.g.interleaved, 0);
+}
+
 /* Replay's own block, copied in before arming (g->landed): open from the
  * start, no event for it, and the pages only it covers never protected;
  * pages it shares with a closed sub-message are. Three sub-messages of 2.5
@@ -1165,6 +1203,7 @@ int main(void)
         T(test_disarm_releases_rest),
         T(test_wait_neighbours),
         T(test_open_sub),
+        T(test_open_sub_interleaved),
         T(test_landed_at_arm),
         T(test_send_side_readonly),
         T(test_overlapping_guard_refused),
