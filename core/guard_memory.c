@@ -23,6 +23,10 @@ static uintptr_t page_up(uintptr_t a) { return page_down(a + tnbc_page_size() - 
 
 static const char not_private_writable[] =
     "buffer not in private writable memory (a stack or a shared mapping)";
+/* The guard gives back read and write only: an executable buffer (a JIT's
+ * code heap) would lose its execute right. */
+static const char executable[] =
+    "buffer in executable memory (the guard would take its execute right away)";
 static const char huge_pages[] =
     "buffer in huge pages (MAP_HUGETLB or a hugetlbfs file): mprotect cannot close part of a huge page";
 
@@ -231,12 +235,14 @@ static int parse_map_line(const char *line, const struct huge_mounts *m, struct 
     e->hi = hi;
     /* Private and writable: anonymous memory, or a private copy of a file
      * (a program's .data/.bss, Fortran COMMON blocks), which nobody else
-     * writes once the receive wrote it. Not huge pages: mprotect of a
-     * range that ends inside a huge page fails (EINVAL), so the guard
-     * could never close the pages, and the call would pay for going early
-     * and then wait for all of its data. */
+     * writes once the receive wrote it. Not executable (above), and not
+     * huge pages: mprotect of a range that ends inside a huge page fails
+     * (EINVAL), so the guard could never close the pages, and the call
+     * would pay for going early and then wait for all of its data. */
     if (special || perms[1] != 'w' || perms[3] != 'p')
         e->unfit = not_private_writable;
+    else if (perms[2] == 'x')
+        e->unfit = executable;
     else if (path_is_huge(path, m))
         e->unfit = huge_pages;
     else

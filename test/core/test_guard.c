@@ -1016,6 +1016,13 @@ static void test_memory_kinds(void **state)
     assert_non_null(strstr(why, "shared"));
     assert_false(memory_ok(sfile + ps, ps, &why));
     assert_false(memory_ok(ro, ps, &why));              /* not writable */
+    char *rwx = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(rwx != MAP_FAILED);
+    tnbc_guard_maps_changed(rwx, 2 * ps);
+    assert_false(memory_ok(rwx, 2 * ps, &why));         /* executable: a JIT's heap */
+    assert_non_null(strstr(why, "executable"));
+    munmap(rwx, 2 * ps);
+    tnbc_guard_maps_changed(rwx, 2 * ps);
     assert_true(memory_ok(file + ps, ps, &why));        /* a private copy of a file */
     assert_true(memory_ok(rbuf_static, sizeof rbuf_static, &why));   /* .bss */
     assert_false(memory_ok((const char *)on_stack + 1024, 4096, &why));   /* [stack] */
@@ -1119,6 +1126,11 @@ static void test_memory_huge_pages(void **state)
                                               "          [stack]", mounts));
     assert_non_null(tnbc_guard_map_line_unfit("7f2a3c000000-7f2a3c021000 r--p 00000000 00:00 0 ",
                                               mounts));
+    /* Executable and writable (a JIT's code heap): the guard would give
+     * it back without its execute right. */
+    why = tnbc_guard_map_line_unfit("7f2a3c000000-7f2a3c021000 rwxp 00000000 00:00 0 ", mounts);
+    assert_non_null(why);
+    assert_non_null(strstr(why, "executable"));
     assert_string_equal(tnbc_guard_map_line_unfit("not a map line", mounts), "unparsable");
     assert_string_equal(tnbc_guard_map_line_unfit("7f2a3c000000-7f2a3c021000 rw", mounts),
                         "unparsable");
