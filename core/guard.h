@@ -10,6 +10,11 @@
  * hook (trace: record the first touch; replay: wait until the data is there),
  * then opens every page all of whose sub-messages are open.
  *
+ * Invariant: a protected page is opened only when every sub-message with a
+ * byte on it is open. Sub-messages' footprints (first to last byte) may
+ * interleave (derived types); the test is then made page by page
+ * (`interleaved` below), else on a footprint's first and last page only.
+ *
  * A page shared with a sub-message that is not open yet is either waited for
  * (GUARD_WAIT_NEIGHBOURS, replay) or opened for exactly one instruction and
  * then re-protected (x86-64 single step; trace), so every first touch is
