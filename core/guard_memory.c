@@ -10,6 +10,7 @@
 #include "guard.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -314,120 +315,102 @@ static int maps_cover(uintptr_t lo, uintptr_t hi, const char **why)
     return at >= hi ? 1 : -1;
 }
 
-#define MAX_STACKS 1024
-static struct {
+/* Ranges of memory that is never guarded, whatever the map says, each
+ * registered under a key. Invariant: every registered range is in
+ * e[0..n), or overflow is set (one could not be recorded, past `max` or
+ * out of memory: then no memory is guarded any more, to be safe). */
+struct range_set {
     pthread_mutex_t lock;
-    uintptr_t lo[MAX_STACKS], hi[MAX_STACKS];
-    int n;
-    int overflow;            /* a stack could not be registered */
-} stacks = { .lock = PTHREAD_MUTEX_INITIALIZER };
+    struct keyed_range { uintptr_t key, lo, hi; } *e;
+    int n, cap, max;
+    int overflow;
+};
 
-void tnbc_guard_stack_add(uintptr_t lo, uintptr_t hi)
+static void range_set_add(struct range_set *r, uintptr_t key, uintptr_t lo, uintptr_t hi)
 {
-    pthread_mutex_lock(&stacks.lock);
-    if (stacks.n < MAX_STACKS) {
-        stacks.lo[stacks.n] = lo;
-        stacks.hi[stacks.n] = hi;
-        stacks.n++;
-    } else {
-        stacks.overflow = 1;
-    }
-    pthread_mutex_unlock(&stacks.lock);
-}
-
-void tnbc_guard_stack_remove(uintptr_t lo)
-{
-    pthread_mutex_lock(&stacks.lock);
-    for (int i = 0; i < stacks.n; i++)
-        if (stacks.lo[i] == lo) {
-            stacks.n--;
-            stacks.lo[i] = stacks.lo[stacks.n];
-            stacks.hi[i] = stacks.hi[stacks.n];
-            break;
+    pthread_mutex_lock(&r->lock);
+    if (r->n == r->cap && r->cap < r->max) {
+        int cap = r->cap ? 2 * r->cap : 16;
+        cap = cap < r->max ? cap : r->max;
+        struct keyed_range *e = realloc(r->e, (size_t)cap * sizeof *e);
+        if (e) {
+            r->e = e;
+            r->cap = cap;
         }
-    pthread_mutex_unlock(&stacks.lock);
+    }
+    if (r->n < r->cap)
+        r->e[r->n++] = (struct keyed_range){ key, lo, hi };
+    else
+        r->overflow = 1;
+    pthread_mutex_unlock(&r->lock);
 }
 
-static int on_a_stack(uintptr_t lo, uintptr_t hi)
+/* Forgets key's (first) range starting at lo, or (lo 0) every range of key. */
+static void range_set_remove(struct range_set *r, uintptr_t key, uintptr_t lo)
+{
+    pthread_mutex_lock(&r->lock);
+    for (int i = 0; i < r->n;) {
+        if (r->e[i].key == key && (!lo || r->e[i].lo == lo)) {
+            r->e[i] = r->e[--r->n];
+            if (lo)
+                break;
+        } else {
+            i++;
+        }
+    }
+    pthread_mutex_unlock(&r->lock);
+}
+
+static int range_set_meets(struct range_set *r, uintptr_t lo, uintptr_t hi)
 {
     int hit = 0;
-    pthread_mutex_lock(&stacks.lock);
-    for (int i = 0; i < stacks.n && !hit; i++)
-        hit = lo < stacks.hi[i] && stacks.lo[i] < hi;
-    hit |= stacks.overflow;   /* unknown stacks: guard nothing, to be safe */
-    pthread_mutex_unlock(&stacks.lock);
+    pthread_mutex_lock(&r->lock);
+    for (int i = 0; i < r->n && !hit; i++)
+        hit = lo < r->e[i].hi && r->e[i].lo < hi;
+    hit |= r->overflow;
+    pthread_mutex_unlock(&r->lock);
     return hit;
 }
 
+/* Threads' stacks (key: the stack's low end), registered by the
+ * thread-creation wrapper; more than 1024 live threads and nothing is
+ * guarded any more. */
+static struct range_set stacks = { .lock = PTHREAD_MUTEX_INITIALIZER, .max = 1024 };
+
+void tnbc_guard_stack_add(uintptr_t lo, uintptr_t hi) { range_set_add(&stacks, lo, lo, hi); }
+
+void tnbc_guard_stack_remove(uintptr_t lo) { range_set_remove(&stacks, lo, lo); }
+
 /* Memory that other processes read and write directly: an RMA window's
  * (MPI_Win_create, _allocate, _attach; core/wrap_windows.c registers and
- * removes it). Open MPI's shared-memory transport reads a window with
- * process_vm_readv (MPI_Get) and writes it with process_vm_writev
- * (MPI_Put): on a guarded page those fail with EFAULT, and Open MPI
- * retries for ever. A passive-target access involves no call of the
- * target's at all, so releasing at synchronisation calls cannot cover
- * it: such memory is never guarded. Invariant: every range of a live
- * window is in e[0..n), or overflow is set (a range that could not be
- * recorded: then no memory is guarded again, to be safe). */
-static struct {
-    pthread_mutex_t lock;
-    struct exposed_range { uintptr_t key, lo, hi; } *e;
-    int n, cap;
-    int overflow;
-} exposed = { .lock = PTHREAD_MUTEX_INITIALIZER };
+ * removes it, key: the window). Open MPI's shared-memory transport reads a
+ * window with process_vm_readv (MPI_Get) and writes it with
+ * process_vm_writev (MPI_Put): on a guarded page those fail with EFAULT,
+ * and Open MPI retries for ever. A passive-target access involves no call
+ * of the target's at all, so releasing at synchronisation calls cannot
+ * cover it: such memory is never guarded. */
+static struct range_set exposed = { .lock = PTHREAD_MUTEX_INITIALIZER, .max = INT_MAX };
 
 void tnbc_guard_exposed_add(uintptr_t key, const void *base, size_t len)
 {
-    if (!base || len == 0)
-        return;
-    pthread_mutex_lock(&exposed.lock);
-    if (exposed.n == exposed.cap) {
-        int cap = exposed.cap ? 2 * exposed.cap : 16;
-        struct exposed_range *e = realloc(exposed.e, (size_t)cap * sizeof *e);
-        if (e) {
-            exposed.e = e;
-            exposed.cap = cap;
-        }
-    }
-    if (exposed.n < exposed.cap)
-        exposed.e[exposed.n++] = (struct exposed_range){ key, (uintptr_t)base, (uintptr_t)base + len };
-    else
-        exposed.overflow = 1;
-    pthread_mutex_unlock(&exposed.lock);
+    if (base && len > 0)
+        range_set_add(&exposed, key, (uintptr_t)base, (uintptr_t)base + len);
 }
 
 void tnbc_guard_exposed_remove(uintptr_t key, const void *base)
 {
-    pthread_mutex_lock(&exposed.lock);
-    for (int i = 0; i < exposed.n;) {
-        if (exposed.e[i].key == key && (!base || exposed.e[i].lo == (uintptr_t)base))
-            exposed.e[i] = exposed.e[--exposed.n];
-        else
-            i++;
-    }
-    pthread_mutex_unlock(&exposed.lock);
-}
-
-static int exposed_to_others(uintptr_t lo, uintptr_t hi)
-{
-    int hit = 0;
-    pthread_mutex_lock(&exposed.lock);
-    for (int i = 0; i < exposed.n && !hit; i++)
-        hit = lo < exposed.e[i].hi && exposed.e[i].lo < hi;
-    hit |= exposed.overflow;
-    pthread_mutex_unlock(&exposed.lock);
-    return hit;
+    range_set_remove(&exposed, key, (uintptr_t)base);
 }
 
 int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why)
 {
     if (lo >= hi)
         return 1;
-    if (on_a_stack(lo, hi)) {
+    if (range_set_meets(&stacks, lo, hi)) {
         *why = "buffer on a thread's stack (its frame may return before the data is there)";
         return 0;
     }
-    if (exposed_to_others(lo, hi)) {
+    if (range_set_meets(&exposed, lo, hi)) {
         *why = "buffer in an RMA window (other processes read and write it with MPI_Get/MPI_Put, "
                "which a guard would make fail)";
         return 0;
