@@ -870,6 +870,7 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     g->cover = NULL;
     g->page_rearms = NULL;
     g->alone = NULL;
+    g->refused = NULL;
     atomic_store(&g->faults, 0);
     atomic_store(&g->steps, 0);
     if (!l->base || g->lo >= g->hi || n <= 0)
@@ -878,6 +879,7 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     if (!tnbc_guard_memory_ok(g->lo, g->hi, &why)) {
         static int warned;
         tnbc_warn_once(warned, "not guarded: %s", why);
+        g->refused = why;
         return 0;
     }
     g->order = malloc((size_t)n * sizeof *g->order);

@@ -94,6 +94,10 @@ struct tnbc_guard {
      * neighbours): a sub's pages are then opened one by one as each is
      * ready, not all of its interior at once. */
     int interleaved;
+    /* Why tnbc_guard_arm left the memory unguarded (tnbc_guard_memory_ok:
+     * a stack, shared, huge-page or executable mapping, an RMA window),
+     * else NULL. */
+    const char *refused;
     atomic_uint faults, steps;         /* what observing this guard cost */
     int armed;
     struct tnbc_guard *next_active;

@@ -32,8 +32,6 @@ struct learn_rec {
     unsigned char *need;     /* [nsub] released by io/mpi/reuse: needed then */
     char *cover;             /* [nsub] the trace's guard code ('g', 'p', 'e', 'm') */
     int used;                /* holds a call (guard armed or not) */
-    int unguardable;         /* its receive buffer is memory the guard may not
-                                protect (tnbc_guard_memory_ok) */
     int64_t invocation;
     uint64_t entry, ret;
     int root;
@@ -337,9 +335,6 @@ static void take_record(struct learn_rec *r, const struct tnbc_args *a, int64_t 
         r->ord[i] = -1;
         r->cover[i] = r->layout.recv.sub[i].bytes ? 'e' : 'm';
     }
-    const struct tnbc_layout *rl = &r->layout.recv;
-    r->unguardable = rl->base && rl->span &&
-                     !tnbc_guard_memory_ok((uintptr_t)rl->base, (uintptr_t)rl->base + rl->span, &why);
     struct tnbc_guard *g = &r->guard;
     g->layout = &r->layout.recv;
     g->closed_prot = PROT_NONE;
@@ -452,7 +447,7 @@ static int64_t *pack_records(const struct auto_site *s, int comm_rank, int comm_
         if (!r->used)
             continue;
         v[HDR_NCALLS]++;
-        v[HDR_UNGUARDABLE] += r->unguardable;
+        v[HDR_UNGUARDABLE] += r->guard.refused != NULL;   /* memory the guard refused */
         p[CALL_INV] = r->invocation;
         p[CALL_ROOT] = r->root;
         p[CALL_NSUB] = l->recv.nsub;

@@ -348,16 +348,13 @@ static int after_call(const struct tnbc_args *a, const struct tnbc_site *site,
     }
     st->traced++;
     st->bytes += (int64_t)tc->layout.recv.bytes;
-    /* Memory replay would run blocking (tnbc_call_transformable): the
-     * guard below cannot see its reads either, and its calls would look
-     * like calls whose data all sits in edge pages. Counted, so that the
-     * analyzer can say why such a site stays off. */
-    const struct tnbc_layout *r = &tc->layout.recv;
-    const char *why;
-    if (r->nsub && r->base && r->span &&
-        !tnbc_guard_memory_ok((uintptr_t)r->base, (uintptr_t)r->base + r->span, &why))
-        st->unguardable++;
     arm(tc, RECV);
+    /* Memory the guard refused (replay runs such calls blocking too): no
+     * read of it is seen, and its calls would look like calls whose data
+     * all sits in edge pages. Counted, so that the analyzer can say why
+     * such a site stays off. */
+    if (tc->guard[RECV].refused)
+        st->unguardable++;
     tc->guard[SEND].layout = &tc->layout.send;   /* read by record_call even when unarmed */
     if (T.guard_send)
         arm(tc, SEND);
