@@ -198,7 +198,7 @@ static int64_t sub_bytes(const struct an_site *s, const struct tnbc_profile_site
 
 int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_site *ps)
 {
-    char bad[200] = "";
+    char bad[256] = "";
     int chunked = tnbc_profile_op_is_chunked(s->op);
     ps->site = strdup(s->site);
     ps->op = strdup(s->op);
@@ -211,11 +211,11 @@ int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_sit
                  (long long)s->site_unsafe, s->site_unsafe == 1 ? "" : "s");
     /* No traced call on some rank could be guarded: its reads were never
      * seen, and replay runs such a call blocking on every member. */
-    if (!bad[0] && s->site_traced > 0 && s->site_unguardable >= s->site_traced)
+    if (!bad[0] && s->site_receiving > 0 && s->site_unguardable >= s->site_receiving)
         snprintf(bad, sizeof bad, "the receive buffer is memory tnbc cannot guard (a thread's stack, "
-                 "a shared or huge-page mapping, an RMA window) in all %lld traced calls; tnbc runs it "
-                 "blocking",
-                 (long long)s->site_traced);
+                 "a shared or huge-page mapping, an RMA window, a gap of a page or more) in all %lld "
+                 "traced calls that received; tnbc runs it blocking",
+                 (long long)s->site_receiving);
     ps->calls = s->site_calls;
     ps->traced = s->site_traced;
     if (an_model_site(t, s, &ps->model) < 0)

@@ -106,6 +106,8 @@ struct an_site {
     int64_t site_unsafe;  /* calls replay would run blocking for their datatype and op */
     int64_t site_unguardable; /* traced calls (most on one rank) whose receive
                                  buffer the guard may not protect */
+    int64_t site_receiving; /* traced calls with data to receive (most on one
+                               rank: a bcast's root receives nothing) */
     int *world;           /* [nworld]: each member's world rank, -1 unknown (an_site_world) */
     int nworld;
 };
@@ -130,6 +132,9 @@ void an_trace_close(struct an_trace *t);
 /* The distinct (site, op) pairs of trace-mode calls; caller frees. */
 int an_trace_sites(struct an_trace *t, char ***sites, char ***ops, int *n, char *err,
                    size_t errlen);
+/* The most traced calls with data to receive on one rank (s->calls sorted
+ * by rank): site_receiving. */
+int64_t an_site_receiving(const struct an_site *s);
 int an_site_load(struct an_trace *t, const char *site, const char *op, struct an_site *s,
                  char *err, size_t errlen);
 void an_site_free(struct an_site *s);

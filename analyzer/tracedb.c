@@ -504,6 +504,18 @@ static int64_t trace_fallback_count(struct an_trace *t, const struct an_site *s,
     return n;
 }
 
+int64_t an_site_receiving(const struct an_site *s)
+{
+    int64_t most = 0, receiving = 0;
+    for (int i = 0; i < s->ncalls; i++) {
+        int same_rank = i > 0 && s->calls[i].rank == s->calls[i - 1].rank;
+        receiving = (same_rank ? receiving : 0) + (s->calls[i].recv_bytes > 0);
+        if (receiving > most)
+            most = receiving;
+    }
+    return most;
+}
+
 static void load_site_counts(struct an_trace *t, struct an_site *s)
 {
     sqlite3_stmt *st;
@@ -522,6 +534,7 @@ static void load_site_counts(struct an_trace *t, struct an_site *s)
      * protect. */
     s->site_unsafe = trace_fallback_count(t, s, "unsafe");
     s->site_unguardable = trace_fallback_count(t, s, "unguardable");
+    s->site_receiving = an_site_receiving(s);
     /* A run killed before the site row was written still has its calls. */
     int64_t per_rank = 0, run = 0;
     for (int i = 0; i < s->ncalls; i++) {

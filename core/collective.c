@@ -2,6 +2,7 @@
 #include "collective.h"
 #include "dtype.h"
 #include "guard.h"
+#include "typemap.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -81,9 +82,80 @@ struct block {         /* one block in element units, before normalisation */
     int peer;
 };
 
+const char tnbc_page_holes_reason[] =
+    "a page or more between the call's bytes that is not the call's (gaps between its blocks or "
+    "holes in its datatype)";
+
+static int by_offset(const void *x, const void *y)
+{
+    const struct tnbc_submsg *a = x, *b = y;
+    return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+/* Whether [a, b) holds a whole page. */
+static int holds_page(uintptr_t a, uintptr_t b, uintptr_t ps)
+{
+    uintptr_t first = (a + ps - 1) & ~(ps - 1);
+    return first >= a && first + ps > first && first + ps <= b;
+}
+
+/* A gap of a whole page between the blocks' footprints (displacements that
+ * leave room between them). */
+static int gap_between_blocks(const struct tnbc_layout *l, uintptr_t ps)
+{
+    int n = 0;
+    struct tnbc_submsg *s = malloc((size_t)(l->nsub ? l->nsub : 1) * sizeof *s);
+    if (!s)
+        return 1;                  /* cannot tell: treated as a gap */
+    for (int i = 0; i < l->nsub; i++)
+        if (l->sub[i].bytes)
+            s[n++] = l->sub[i];
+    qsort(s, (size_t)n, sizeof *s, by_offset);
+    int gap = 0;
+    size_t end = n ? s[0].offset + s[0].bytes : 0;
+    for (int i = 1; i < n && !gap; i++) {
+        gap = s[i].offset > end &&
+              holds_page((uintptr_t)l->base + end, (uintptr_t)l->base + s[i].offset, ps);
+        if (s[i].offset + s[i].bytes > end)
+            end = s[i].offset + s[i].bytes;
+    }
+    free(s);
+    return gap;
+}
+
+/* A hole of a page or more inside one element of t, or between two
+ * consecutive elements (`many`): conservative, since where the hole falls
+ * against page boundaries is not looked at. A type the map cannot describe
+ * (an element wider than TYPEMAP_MAX_SPAN) counts as holed. */
+static int hole_in_type(MPI_Datatype t, int many, MPI_Aint ps)
+{
+    if (tnbc_type_is_dense(t))
+        return 0;
+    const char *why;
+    struct typemap *m = typemap_of(t, &why);
+    if (!m)
+        return 1;
+    int hole = many && m->extent - (m->hi - m->lo) >= ps;
+    for (int i = 1; i < m->nruns && !hole; i++)
+        hole = m->run[i].off - (m->run[i - 1].off + m->run[i - 1].len) >= ps;
+    typemap_free(m);
+    return hole;
+}
+
+static int page_holes(const struct tnbc_layout *l, MPI_Datatype t, const struct block *b, int n)
+{
+    uintptr_t ps = (uintptr_t)tnbc_page_size();
+    if (!l->base || l->span < ps)
+        return 0;
+    int many = 0;
+    for (int i = 0; i < n; i++)
+        many |= b[i].count > 1;
+    return gap_between_blocks(l, ps) || hole_in_type(t, many, (MPI_Aint)ps);
+}
+
 /* Turn blocks (element units relative to buf) into a layout with byte
  * offsets from the lowest touched byte. */
-static int make_layout(char *buf, const struct dtype *d, const struct block *b,
+static int make_layout(char *buf, MPI_Datatype t, const struct dtype *d, const struct block *b,
                        int n, struct tnbc_layout *l)
 {
     intptr_t lo = INTPTR_MAX, hi = INTPTR_MIN, start;
@@ -121,6 +193,7 @@ static int make_layout(char *buf, const struct dtype *d, const struct block *b,
         l->sub[i].elem_first = b[i].displ;
         l->sub[i].elem_count = b[i].count;
     }
+    l->page_holes = page_holes(l, t, b, n);
     return 0;
 }
 
@@ -143,7 +216,7 @@ static int per_peer(char *buf, MPI_Datatype t, int p, long count,
         b[i].displ = displs ? displs[i] : (long)i * count;
         b[i].peer = i;
     }
-    rc = make_layout(buf, &d, b, p, l);
+    rc = make_layout(buf, t, &d, b, p, l);
     free(b);
     return rc;
 }
@@ -167,7 +240,7 @@ static int chunked(char *buf, MPI_Datatype t, long count, int m,
         b[j].count = n[j];
         b[j].peer = -1;
     }
-    return make_layout(buf, &d, b, k, l);
+    return make_layout(buf, t, &d, b, k, l);
 }
 
 static int whole(char *buf, MPI_Datatype t, long count, struct tnbc_layout *l,
@@ -178,7 +251,7 @@ static int whole(char *buf, MPI_Datatype t, long count, struct tnbc_layout *l,
     if (dtype_of(t, &d) < 0)
         return -1;
     *type_size = d.size;
-    return make_layout(buf, &d, &b, 1, l);
+    return make_layout(buf, t, &d, &b, 1, l);
 }
 
 int tnbc_layout_build(const struct tnbc_args *a, int chunks,
@@ -348,6 +421,10 @@ int tnbc_call_transformable(const struct tnbc_args *a, const struct tnbc_call_la
         return 0;
     if (sides_overlap(&l->recv, &l->send)) {
         *why = "the send buffer overlaps the receive buffer";
+        return 0;
+    }
+    if ((l->recv.nsub && l->recv.page_holes) || (l->send.nsub && l->send.page_holes)) {
+        *why = tnbc_page_holes_reason;
         return 0;
     }
     if (l->recv.nsub && l->recv.span &&

@@ -63,6 +63,14 @@ struct tnbc_layout {
     long block_bytes;  /* payload per sub-message; -1 when they differ */
     int nsub;
     struct tnbc_submsg *sub;   /* nsub entries, owned */
+    /* 1 when some whole page between base and base + span may hold none
+     * of the call's bytes: a gap between blocks or a hole in a derived
+     * type's element of a page or more (or a type too wide to map). Such a
+     * page is not the call's (another allocation, malloc's or MPI's own
+     * data, a read-only or unmapped range between two arrays of a struct
+     * at MPI_BOTTOM): it is never guarded, nor copied, and the call runs
+     * blocking. */
+    int page_holes;
 };
 
 struct tnbc_call_layout {
@@ -92,10 +100,13 @@ int tnbc_reduction_is_exact(MPI_Datatype t, MPI_Op op);
  * then runs blocking). Not transformable: reductions whose result could
  * depend on the order of application (floating point, MAX/MIN included:
  * signed zeros and NaNs; user-defined ops), a send side
- * overlapping the receive side (not MPI_IN_PLACE), and receive memory the
- * page guard may not protect (tnbc_guard_memory_ok). */
+ * overlapping the receive side (not MPI_IN_PLACE), receive memory the
+ * page guard may not protect (tnbc_guard_memory_ok), and a side with
+ * page_holes. */
 int tnbc_call_transformable(const struct tnbc_args *a, const struct tnbc_call_layout *l,
                             const char **why);
+/* The reason given for a layout with page_holes (guard and replay alike). */
+extern const char tnbc_page_holes_reason[];
 /* Its part that depends only on arguments every member passes alike (MPI
  * requires a reduction's datatype and op to be the same on all processes):
  * the reduction's datatype and op. Every member reaches the same answer,

@@ -875,8 +875,8 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     atomic_store(&g->steps, 0);
     if (!l->base || g->lo >= g->hi || n <= 0)
         return 0;
-    const char *why;
-    if (!tnbc_guard_memory_ok(g->lo, g->hi, &why)) {
+    const char *why = tnbc_page_holes_reason;
+    if (l->page_holes || !tnbc_guard_memory_ok(g->lo, g->hi, &why)) {
         static int warned;
         tnbc_warn_once(warned, "not guarded: %s", why);
         g->refused = why;

@@ -94,7 +94,7 @@ struct tnbc_guard {
      * neighbours): a sub's pages are then opened one by one as each is
      * ready, not all of its interior at once. */
     int interleaved;
-    /* Why tnbc_guard_arm left the memory unguarded (tnbc_guard_memory_ok:
+    /* Why tnbc_guard_arm left the memory unguarded (the layout's page_holes, or tnbc_guard_memory_ok:
      * a stack, shared, huge-page or executable mapping, an RMA window),
      * else NULL. */
     const char *refused;

@@ -630,6 +630,7 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
         }
     }
     qsort(s.calls, (size_t)s.ncalls, sizeof *s.calls, by_rank_invocation);
+    s.site_receiving = an_site_receiving(&s);
     prof->version = TNBC_PROFILE_VERSION;
     prof->world_size = world_size;
     prof->piece_bytes = PIECES_DEFAULT_BYTES;

@@ -130,7 +130,7 @@ check_model_off() {
 check_crowded_off() {
     plain_and_auto crowd 2 -- taskset -c 0 "$P/replay/auto_user" 12 65536 || return 1
     grep -q "^  decision off no CPU to overlap with: the 2 members share a node, and its machine runs 2 of the job's ranks on 1 CPU, so" "$W/crowd.profile" ||
-        { echo "profile:"; grep -A3 'alltoall$' "$W/crowd.profile"; return 1; }
+        { echo "profile:"; grep -A6 'alltoall$' "$W/crowd.profile"; cat "$W/crowd.err" 2>/dev/null | head -5; return 1; }
     local got; got=$(calls_of crowd alltoall 1)
     [[ $got == "12:0:off:9 learning:3" ]] || { echo "alltoall calls:early:fallback $got"; return 1; }
     plain_and_auto crowd0 2 TNBC_AUTO_COMM_CPU_SHARE=0 -- taskset -c 0 "$P/replay/auto_user" 12 65536 || return 1

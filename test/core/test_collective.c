@@ -731,6 +731,83 @@ static void test_transformable(void **state)
     assert_non_null(strstr(why, "stack"));
 }
 
+/* A page or more between a call's bytes is not the call's: such a layout
+ * says so (page_holes) and the call runs blocking. Gaps between blocks
+ * and holes inside an element count; less than a page of either does not
+ * (the page holding it also holds the call's bytes). */
+static void test_page_holes(void **state)
+{
+    (void)state;
+    const char *why;
+    struct tnbc_call_layout l;
+    struct tnbc_args a = args(TNBC_ALLTOALL);
+    a.rcount = a.scount = 16;
+    build(&a, 4, &l);
+    assert_false(l.recv.page_holes);
+    assert_false(l.send.page_holes);
+    tnbc_layout_free(&l);
+
+    /* alltoallv: blocks 3 pages apart (a gap of a page or more unless
+     * there is one block), then 1 KiB apart */
+    int counts[64], far[64], near[64];
+    assert_true(p <= 64);
+    for (int i = 0; i < p; i++) {
+        counts[i] = 16;
+        far[i] = i * 3072;
+        near[i] = i * 256;
+    }
+    a = args(TNBC_ALLTOALLV);
+    a.rcounts = a.scounts = counts;
+    a.rdispls = far;
+    a.sdispls = near;
+    build(&a, 4, &l);
+    assert_int_equal(l.recv.page_holes, p > 1);
+    assert_false(l.send.page_holes);
+    tnbc_layout_free(&l);
+    assert_int_equal(transformable(&a, &why), p == 1);
+    if (p > 1)
+        assert_non_null(strstr(why, "a page or more"));
+
+    /* bcast of a vector: 8 KiB stride (holes of a page or more) on both
+     * sides, root and receivers; 64 B stride: none */
+    MPI_Datatype wide, narrow;
+    MPI_Type_vector(3, 1, 2048, MPI_INT, &wide);
+    MPI_Type_vector(3, 1, 16, MPI_INT, &narrow);
+    MPI_Type_commit(&wide);
+    MPI_Type_commit(&narrow);
+    a = args(TNBC_BCAST);
+    a.root = 0;
+    a.rcount = 1;
+    a.rtype = wide;
+    build(&a, 4, &l);
+    assert_true(r == 0 ? l.send.page_holes : l.recv.page_holes);
+    tnbc_layout_free(&l);
+    assert_false(transformable(&a, &why));
+    assert_non_null(strstr(why, "a page or more"));
+    a.rtype = narrow;
+    a.rcount = 4;
+    build(&a, 4, &l);
+    assert_false(l.send.page_holes);
+    assert_false(l.recv.page_holes);
+    tnbc_layout_free(&l);
+    assert_true(transformable(&a, &why));
+
+    /* An element over 64 MiB wide is not mapped: counted as holed. */
+    MPI_Datatype huge;
+    int lens[2] = { 1, 1 };
+    MPI_Aint displs[2] = { 0, 128L << 20 };
+    MPI_Type_create_hindexed(2, lens, displs, MPI_INT, &huge);
+    MPI_Type_commit(&huge);
+    a.rtype = huge;
+    a.rcount = 1;
+    build(&a, 4, &l);
+    assert_true(r == 0 ? l.send.page_holes : l.recv.page_holes);
+    tnbc_layout_free(&l);
+    MPI_Type_free(&huge);
+    MPI_Type_free(&wide);
+    MPI_Type_free(&narrow);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -749,6 +826,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_type_is_dense),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_transformable),
+        cmocka_unit_test(test_page_holes),
     };
     int failed, all;
 

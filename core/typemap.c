@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testalloc.h"
-
 const char typemap_oom[] = "out of memory";
 
 static size_t map_bytes(int nruns)

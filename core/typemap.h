@@ -9,7 +9,9 @@
  * from MPI itself: one element is unpacked (MPI_Unpack) from bytes of all
  * ones into a zeroed buffer, and the bytes it set are the type map's.
  * That costs a pass over the element's true extent, so the runs are cached
- * on the datatype (an attribute, freed with the type). */
+ * on the datatype (an attribute, freed with the type). The layout
+ * (collective.c) reads the holes between the runs: a page or more between
+ * a call's bytes is never guarded. */
 #ifndef TNBC_TYPEMAP_H
 #define TNBC_TYPEMAP_H
 
