@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "guard.h"
+#include "altstack.h"
 #include "clock.h"
 #include "config.h"
 
@@ -729,7 +730,11 @@ int tnbc_guard_init(void)
     sigdelset(&async_signals, SIGFPE);
     sigdelset(&async_signals, SIGTRAP);
     memset(&sa, 0, sizeof sa);
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    /* On an alternate stack (altstack.h): the faulting thread's own may be
+     * guarded memory, a fiber's stack from malloc. */
+    if (tnbc_altstack_add() != 0)
+        tnbc_warn("no alternate signal stack: a fault on a stack in guarded memory would kill the process");
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     sa.sa_mask = async_signals;
     sa.sa_sigaction = on_segv;
     if (real_sigaction_fn()(SIGSEGV, &sa, &prev_segv) != 0) {

@@ -8,6 +8,7 @@
  * mmap, mremap, madvise and munmap lift them before the program changes
  * guarded memory; thread creation registers each thread's stack, which is
  * never guarded (guard.h). */
+#include "altstack.h"
 #include "intercept.h"
 
 #include <dirent.h>
@@ -282,10 +283,15 @@ struct thread_start {
     void *arg;
 };
 
-static void forget_stack(void *lo) { tnbc_guard_stack_remove((uintptr_t)lo); }
+static void forget_stack(void *lo)
+{
+    tnbc_guard_stack_remove((uintptr_t)lo);
+    tnbc_altstack_remove();
+}
 
-/* Runs in the new thread: its stack is registered for as long as it runs
- * (until it returns, calls pthread_exit or is cancelled). */
+/* Runs in the new thread: its stack is registered, and it has an alternate
+ * signal stack (altstack.h), for as long as it runs (until it returns,
+ * calls pthread_exit or is cancelled). */
 static void *start_thread(void *p)
 {
     struct thread_start ts = *(struct thread_start *)p;
@@ -298,6 +304,7 @@ static void *start_thread(void *p)
         pthread_attr_destroy(&attr);
     }
     tnbc_guard_stack_add((uintptr_t)lo, (uintptr_t)lo + size);
+    tnbc_altstack_add();
     void *ret;
     pthread_cleanup_push(forget_stack, lo);
     ret = ts.fn(ts.arg);

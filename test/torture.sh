@@ -35,7 +35,8 @@
 # window_recv.c (receive buffers in RMA windows read and written remotely),
 # window_recv_f.f90 (the same from Fortran), interleaved_types.c (receive
 # types whose blocks interleave in memory), far_struct.c (struct types
-# over two arrays far apart: the memory between them is not the call's).
+# over two arrays far apart: the memory between them is not the call's),
+# fiber_stack.c (user-level threads on a stack from malloc).
 set -u
 cd "$(dirname "$0")/.."
 : "${BUILD:=build}"
@@ -140,6 +141,7 @@ declare -A expect=(
     [window_recv_f]="blocking:RMA window"
     [interleaved_types]=early
     [far_struct]="blocking:a page or more between the call's bytes;analyzed:: off: the receive buffer is memory tnbc cannot guard"
+    [fiber_stack]=early
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -170,6 +172,7 @@ declare -A what=(
     [window_recv_f]="the same from Fortran (MPI_WIN_CREATE through Open MPI's Fortran symbols)"
     [interleaved_types]="receive types whose blocks interleave (absolute struct at MPI_BOTTOM, columns), 4 ranks"
     [far_struct]="a struct type at MPI_BOTTOM over two arrays far apart (bcast, moving root)"
+    [fiber_stack]="fibers (makecontext) on a malloc'd stack: a receive into a local array, then the next fiber's frames"
 )
 # Cases whose tuned and forced runs are skipped (t_skip with the reason):
 # only plain and traced runs are compared.
@@ -178,7 +181,7 @@ declare -A trace_only=(
 order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map fork_child
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault threads_comms
        hybrid_team thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
-       p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct)
+       p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct fiber_stack)
 # Ranks per case: 2, but where the case needs sources beyond the own one
 # and a second remote one (one landing while another is still in flight).
 declare -A np_of=([interleaved_types]=4)
