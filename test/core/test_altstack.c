@@ -58,22 +58,34 @@ static void test_add_remove(void **state)
     put_back(&was);
 }
 
-static void test_keeps_the_programs(void **state)
+/* The program's own alternate stack: installed, and dropped again. */
+static void *programs_install(void)
 {
-    (void)state;
-    stack_t was = set_aside();
     size_t size = 64 * 1024;
     void *mine = malloc(size);
     assert_non_null(mine);
     stack_t ss = { .ss_sp = mine, .ss_size = size, .ss_flags = 0 };
     assert_int_equal(sigaltstack(&ss, NULL), 0);
-    assert_int_equal(tnbc_altstack_add(), 0);
-    assert_ptr_equal(current().ss_sp, mine);
-    tnbc_altstack_remove();
+    return mine;
+}
+
+static void programs_drop(void *mine)
+{
     assert_ptr_equal(current().ss_sp, mine);
     stack_t off = { .ss_flags = SS_DISABLE };
     assert_int_equal(sigaltstack(&off, NULL), 0);
     free(mine);
+}
+
+static void test_keeps_the_programs(void **state)
+{
+    (void)state;
+    stack_t was = set_aside();
+    void *mine = programs_install();
+    assert_int_equal(tnbc_altstack_add(), 0);
+    assert_ptr_equal(current().ss_sp, mine);
+    tnbc_altstack_remove();
+    programs_drop(mine);
     put_back(&was);
 }
 
@@ -83,16 +95,9 @@ static void test_replaced_by_the_program(void **state)
     (void)state;
     stack_t was = set_aside();
     assert_int_equal(tnbc_altstack_add(), 0);
-    size_t size = 64 * 1024;
-    void *mine = malloc(size);
-    assert_non_null(mine);
-    stack_t ss = { .ss_sp = mine, .ss_size = size, .ss_flags = 0 };
-    assert_int_equal(sigaltstack(&ss, NULL), 0);
+    void *mine = programs_install();
     tnbc_altstack_remove();
-    assert_ptr_equal(current().ss_sp, mine);
-    stack_t off = { .ss_flags = SS_DISABLE };
-    assert_int_equal(sigaltstack(&off, NULL), 0);
-    free(mine);
+    programs_drop(mine);
     put_back(&was);
 }
 

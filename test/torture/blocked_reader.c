@@ -26,10 +26,7 @@ static void *reader(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &tt_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &tt_size);
+    tt_init_thread(&argc, &argv, MPI_THREAD_FUNNELED);
     a = malloc(N * sizeof *a);
     pthread_barrier_init(&go, NULL, 2);
     pthread_barrier_init(&done, NULL, 2);

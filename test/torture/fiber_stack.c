@@ -69,10 +69,7 @@ static void *fibers(void *stack)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &tt_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &tt_size);
+    int provided = tt_init_thread(&argc, &argv, MPI_THREAD_SERIALIZED);
     if (tt_size > MAXP || provided < MPI_THREAD_SERIALIZED)
         MPI_Abort(MPI_COMM_WORLD, 1);
     char *stack = malloc(STACK);

@@ -43,10 +43,7 @@ static void *thread_main(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &tt_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &tt_size);
+    tt_init_thread(&argc, &argv, MPI_THREAD_SERIALIZED);
     for (int it = 0; it < 4; it++) {
         uint64_t a = receive_on_stack(it);
         uint64_t b = scribble(it);

@@ -5,10 +5,7 @@
 
 int main(int argc, char **argv)
 {
-    int provided, q;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &tt_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &tt_size);
+    int q, provided = tt_init_thread(&argc, &argv, MPI_THREAD_FUNNELED);
     MPI_Query_thread(&q);
     int *a = malloc(65536 * sizeof *a);
     for (int i = 0; i < 65536; i++)

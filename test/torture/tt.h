@@ -25,6 +25,16 @@ static inline void tt_init(int *argc, char ***argv)
     MPI_Comm_size(MPI_COMM_WORLD, &tt_size);
 }
 
+/* MPI_Init_thread asking for `level`; returns the level provided. */
+static inline int tt_init_thread(int *argc, char ***argv, int level)
+{
+    int provided;
+    MPI_Init_thread(argc, argv, level, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &tt_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &tt_size);
+    return provided;
+}
+
 __attribute__((format(printf, 1, 2))) static inline void tt_out(const char *fmt, ...)
 {
     va_list ap;

@@ -18,10 +18,7 @@ static void *writer(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &tt_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &tt_size);
+    tt_init_thread(&argc, &argv, MPI_THREAD_FUNNELED);
     int *a = malloc(N * sizeof *a);
     b = malloc(N * sizeof *b);
     for (int it = 0; it < 4; it++) {

@@ -19,13 +19,10 @@ static void *bump_odd(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
     /* FUNNELED: the second thread makes no MPI call. (A program asking for
      * MPI_THREAD_MULTIPLE runs every collective blocking under replay,
      * threads_comms; here the derived-datatype rule must protect it.) */
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &tt_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &tt_size);
+    tt_init_thread(&argc, &argv, MPI_THREAD_FUNNELED);
     MPI_Datatype evens;
     MPI_Type_vector(N / 2, 1, 2, MPI_INT, &evens);
     MPI_Type_commit(&evens);
