@@ -709,6 +709,19 @@ static void release_all_for_fork(void)
     tnbc_guard_release_range((void *)tnbc_page_size(), (size_t)1 << 62, TNBC_REL_IO);
 }
 
+static _Atomic int reserved_fd = -1;
+
+void tnbc_guard_reserve_fd(int fd) { atomic_store(&reserved_fd, fd); }
+
+void tnbc_guard_fds_closing(long lo, long hi)
+{
+    int fd = atomic_load(&reserved_fd);
+    if (fd >= 0 && fd >= lo && fd <= hi && tnbc_guard_active()) {
+        atomic_store(&reserved_fd, -1);   /* the landing checks it again first */
+        release_all_for_fork();
+    }
+}
+
 int tnbc_guard_init(void)
 {
     struct sigaction sa;

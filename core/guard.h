@@ -153,6 +153,14 @@ unsigned tnbc_guard_maps_reads(void);
  * range of the key. */
 void tnbc_guard_exposed_add(uintptr_t key, const void *base, size_t len);
 void tnbc_guard_exposed_remove(uintptr_t key, const void *base);
+/* The descriptor the landing writes through (replay's /proc/self/mem).
+ * Before the program closes that number or puts a file of its own there
+ * (close, dup2, dup3, close_range, closefrom: wrap_libc.c), every pending
+ * sub-message lands, so that no landing in flight writes into the
+ * program's file; the landing checks the descriptor again before its next
+ * call (land_check). */
+void tnbc_guard_reserve_fd(int fd);
+void tnbc_guard_fds_closing(long lo, long hi);
 /* Thread stacks, registered by the thread-creation wrapper. */
 void tnbc_guard_stack_add(uintptr_t lo, uintptr_t hi);
 void tnbc_guard_stack_remove(uintptr_t lo);

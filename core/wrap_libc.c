@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
@@ -144,6 +145,44 @@ size_t fread(void *p, size_t size, size_t n, FILE *f)
     REAL(fread);
     rel(p, size * n);
     return real_fread(p, size, n, f);
+}
+
+/* ---- the program closes or replaces descriptors --------------------------- */
+
+int close(int fd)
+{
+    REAL(close);
+    tnbc_guard_fds_closing(fd, fd);
+    return real_close(fd);
+}
+
+int dup2(int from, int to)
+{
+    REAL(dup2);
+    tnbc_guard_fds_closing(to, to);
+    return real_dup2(from, to);
+}
+
+int dup3(int from, int to, int flags)
+{
+    REAL(dup3);
+    tnbc_guard_fds_closing(to, to);
+    return real_dup3(from, to, flags);
+}
+
+int close_range(unsigned int lo, unsigned int hi, int flags)
+{
+    REAL(close_range);
+    if (!(flags & CLOSE_RANGE_CLOEXEC))
+        tnbc_guard_fds_closing(lo, hi);
+    return real_close_range(lo, hi, flags);
+}
+
+void closefrom(int lo)
+{
+    REAL(closefrom);
+    tnbc_guard_fds_closing(lo, INT_MAX);
+    real_closefrom(lo);
 }
 
 /* ---- the program changes its memory ------------------------------------ */

@@ -1,15 +1,55 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "land.h"
+#include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static int mem_fd = -1;
+/* The descriptor of /proc/self/mem, and which file it is. System calls
+ * throughout: the library's own wrappers (core/wrap_libc.c) are for the
+ * program's calls. */
+static _Atomic int mem_fd = -1;
+static dev_t mem_dev;
+static ino_t mem_ino;
+
+/* Opens /proc/self/mem at a high descriptor number, away from the small
+ * ones a program may pick for dup2 (a log file put at a fixed number would
+ * otherwise replace ours, and landings would write into that file). */
+static int open_mem(void)
+{
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/mem", O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct rlimit rl;
+    long want = 1024;
+    if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        want = (long)(rl.rlim_cur / 2);
+    if (want > 4096)
+        want = 4096;
+    if (want > fd) {
+        int high = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (int)want);
+        if (high >= 0) {
+            syscall(SYS_close, fd);
+            fd = high;
+        }
+    }
+    struct stat st;
+    if (syscall(SYS_fstat, fd, &st) != 0) {
+        syscall(SYS_close, fd);
+        return -1;
+    }
+    mem_dev = st.st_dev;
+    mem_ino = st.st_ino;
+    return fd;
+}
 
 /* Moves n bytes between buf and address `at` of this process through
  * /proc/self/mem (sysno: SYS_pwrite64 or SYS_pread64). The system call
@@ -19,7 +59,7 @@ static int mem_fd = -1;
 static int mem_io(long sysno, char *buf, uintptr_t at, size_t n)
 {
     while (n > 0) {
-        ssize_t k = syscall(sysno, mem_fd, buf, n, (off_t)at);
+        ssize_t k = syscall(sysno, atomic_load(&mem_fd), buf, n, (off_t)at);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -44,32 +84,60 @@ int land_read(void *dst, const void *src, size_t n)
 int land_init(const char **why)
 {
     long ps = sysconf(_SC_PAGESIZE);
-    char *page;
     static const char probe[] = "tnbc";
 
-    if (mem_fd >= 0)
+    if (atomic_load(&mem_fd) >= 0)
         return 0;
-    mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-    if (mem_fd < 0) {
+    int fd = open_mem();
+    if (fd < 0) {
         *why = "cannot open /proc/self/mem for writing";
         return -1;
     }
-    page = mmap(NULL, (size_t)ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (page == MAP_FAILED) {
+    atomic_store(&mem_fd, fd);
+    long page = syscall(SYS_mmap, NULL, (size_t)ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page < 0 && page > -4096) {
         *why = "cannot map a probe page";
         return -1;
     }
-    int ok = land(page, probe, sizeof probe) == 0;
+    char *p = (char *)page;
+    int ok = land(p, probe, sizeof probe) == 0;
     if (ok) {
-        mprotect(page, (size_t)ps, PROT_READ);
-        ok = memcmp(page, probe, sizeof probe) == 0;
+        syscall(SYS_mprotect, p, (size_t)ps, PROT_READ);
+        ok = memcmp(p, probe, sizeof probe) == 0;
     }
-    munmap(page, (size_t)ps);
+    syscall(SYS_munmap, p, (size_t)ps);
     if (!ok) {
-        close(mem_fd);
-        mem_fd = -1;
+        syscall(SYS_close, fd);
+        atomic_store(&mem_fd, -1);
         *why = "writes through /proc/self/mem do not pass page protection on this kernel";
         return -1;
     }
+    return 0;
+}
+
+int land_fd(void) { return atomic_load(&mem_fd); }
+
+int land_check(const char **why)
+{
+    struct stat st;
+    int fd = atomic_load(&mem_fd);
+    if (fd < 0) {
+        *why = "this rank cannot land data in guarded pages";
+        return -1;
+    }
+    if (syscall(SYS_fstat, fd, &st) == 0 && st.st_dev == mem_dev && st.st_ino == mem_ino)
+        return 0;
+    /* The program closed the number or put a file of its own there: that
+     * number is the program's now (not closed here). */
+    static atomic_int said;
+    if (!atomic_exchange(&said, 1))
+        tnbc_warn("the program closed or replaced tnbc's /proc/self/mem descriptor (%d); it is opened again", fd);
+    fd = open_mem();
+    if (fd < 0) {
+        atomic_store(&mem_fd, -1);
+        *why = "cannot open /proc/self/mem again";
+        return -1;
+    }
+    atomic_store(&mem_fd, fd);
     return 0;
 }

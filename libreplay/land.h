@@ -15,6 +15,13 @@
 /* Opens /proc/self/mem and checks that a write through it reaches a
  * PROT_NONE page. 0, or -1 with *why set (then nothing is transformed). */
 int land_init(const char **why);
+/* Before an early return: the descriptor is still /proc/self/mem (the
+ * program may have closed its number, or put a file there with dup2), and
+ * is opened again where it is not. 0, or -1 with *why set (the call then
+ * runs blocking). Application thread. */
+int land_check(const char **why);
+/* The descriptor landings write through (-1: none). */
+int land_fd(void);
 /* Copies n bytes from src to dst (dst may be guarded). 0 or -1. */
 int land(void *dst, const void *src, size_t n);
 /* Copies n bytes from src (which may be guarded) to dst. 0 or -1. */

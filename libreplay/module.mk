@@ -54,8 +54,8 @@ bench-off: $(REPLAY_LIB) $(TRACE_LIB) $(MERGE_BIN) $(ANALYZER_BIN) $(BENCH_BINS)
 # pass-through overhead with no profile.
 REPLAY_BENCH_BINS := $(BUILD)/libreplay/bench/land_cost $(BUILD)/libreplay/bench/coll_loop
 
-$(BUILD)/libreplay/bench/land_cost: $(BUILD)/libreplay/bench/land_cost.o $(BUILD)/libreplay/land.o
-	$(CC) -o $@ $^ $(LDFLAGS)
+$(BUILD)/libreplay/bench/land_cost: $(BUILD)/libreplay/bench/land_cost.o $(BUILD)/libreplay/land.o $(BUILD)/core/config.o
+	$(CC) -o $@ $^ $(LDFLAGS) -lm
 
 $(BUILD)/libreplay/bench/land_cost.o: CFLAGS += -Ilibreplay
 

@@ -493,11 +493,13 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
         *fb = *ps ? FB_OFF : FB_NOT_PROFILED;
         return NULL;
     }
-    if (!R.can_land) {
-        *why = "this rank cannot land data in guarded pages";
+    if (!R.can_land || land_check(why) != 0) {
+        if (!R.can_land)
+            *why = "this rank cannot land data in guarded pages";
         *fb = FB_CANNOT_LAND;
         return NULL;
     }
+    tnbc_guard_reserve_fd(land_fd());
     int in_place = inplace_args(a, scratch, ipcopy, why);
     if (in_place < 0) {
         *fb = FB_UNSUPPORTED;

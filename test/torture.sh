@@ -36,7 +36,8 @@
 # window_recv_f.f90 (the same from Fortran), interleaved_types.c (receive
 # types whose blocks interleave in memory), far_struct.c (struct types
 # over two arrays far apart: the memory between them is not the call's),
-# fiber_stack.c (user-level threads on a stack from malloc).
+# fiber_stack.c (user-level threads on a stack from malloc), fd_reuse.c
+# (dup2/closefrom over the descriptor replay lands through).
 set -u
 cd "$(dirname "$0")/.."
 : "${BUILD:=build}"
@@ -142,6 +143,7 @@ declare -A expect=(
     [interleaved_types]=early
     [far_struct]="blocking:a page or more between the call's bytes;analyzed:: off: the receive buffer is memory tnbc cannot guard"
     [fiber_stack]=early
+    [fd_reuse]=early
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -173,6 +175,7 @@ declare -A what=(
     [interleaved_types]="receive types whose blocks interleave (absolute struct at MPI_BOTTOM, columns), 4 ranks"
     [far_struct]="a struct type at MPI_BOTTOM over two arrays far apart (bcast, moving root)"
     [fiber_stack]="fibers (makecontext) on a malloc'd stack: a receive into a local array, then the next fiber's frames"
+    [fd_reuse]="dup2 and closefrom over the landing's descriptor while data is on its way"
 )
 # Cases whose tuned and forced runs are skipped (t_skip with the reason):
 # only plain and traced runs are compared.
@@ -181,7 +184,7 @@ declare -A trace_only=(
 order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map fork_child
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault threads_comms
        hybrid_team thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
-       p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct fiber_stack)
+       p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct fiber_stack fd_reuse)
 # Ranks per case: 2, but where the case needs sources beyond the own one
 # and a second remote one (one landing while another is still in flight).
 declare -A np_of=([interleaved_types]=4)
