@@ -103,6 +103,19 @@ static int holds_page(uintptr_t a, uintptr_t b, uintptr_t ps)
  * leave room between them). */
 static int gap_between_blocks(const struct tnbc_layout *l, uintptr_t ps)
 {
+    /* The common case first, without sorting: blocks in index order, each
+     * starting where (or before) the ones before it end. */
+    size_t end = 0;
+    int in_order = 1;
+    for (int i = 0; i < l->nsub && in_order; i++) {
+        if (!l->sub[i].bytes)
+            continue;
+        in_order = l->sub[i].offset <= end;
+        if (l->sub[i].offset + l->sub[i].bytes > end)
+            end = l->sub[i].offset + l->sub[i].bytes;
+    }
+    if (in_order)
+        return 0;
     int n = 0;
     struct tnbc_submsg *s = malloc((size_t)(l->nsub ? l->nsub : 1) * sizeof *s);
     if (!s)
@@ -112,7 +125,7 @@ static int gap_between_blocks(const struct tnbc_layout *l, uintptr_t ps)
             s[n++] = l->sub[i];
     qsort(s, (size_t)n, sizeof *s, by_offset);
     int gap = 0;
-    size_t end = n ? s[0].offset + s[0].bytes : 0;
+    end = n ? s[0].offset + s[0].bytes : 0;
     for (int i = 1; i < n && !gap; i++) {
         gap = s[i].offset > end &&
               holds_page((uintptr_t)l->base + end, (uintptr_t)l->base + s[i].offset, ps);
