@@ -4,7 +4,6 @@
 #include <signal.h>
 #include <stddef.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Room for the handlers, the previous handlers they chain to (Open MPI's
@@ -14,16 +13,18 @@
 
 static __thread char *own;    /* this thread's mapping: a guard page, then the stack */
 
-/* The system calls themselves: the library's own mmap, mprotect and munmap
- * wrappers are for the program's calls. */
+/* Mapped through the C library (in sanitizer builds, the sanitizer's
+ * interceptors): ThreadSanitizer places its heap in address ranges it
+ * maps on demand, and a mapping made behind its back was found inside one,
+ * later handed out by its malloc while still the main thread's signal
+ * stack. */
 static char *map(size_t len)
 {
-    long m = syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    return m < 0 && m > -4096 ? NULL : (char *)m;
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return m == MAP_FAILED ? NULL : m;
 }
 
-static void unmap(char *m, size_t len) { syscall(SYS_munmap, m, len); }
+static void unmap(char *m, size_t len) { munmap(m, len); }
 
 static size_t page(void)
 {
@@ -45,7 +46,7 @@ int tnbc_altstack_add(void)
     if (!m)
         return -1;
     /* Overflowing it faults in the guard page instead of writing below. */
-    if (syscall(SYS_mprotect, m, ps, PROT_NONE) != 0) {
+    if (mprotect(m, ps, PROT_NONE) != 0) {
         unmap(m, ps + ALTSTACK_BYTES);
         return -1;
     }

@@ -13,9 +13,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The descriptor of /proc/self/mem, and which file it is. System calls
- * throughout: the library's own wrappers (core/wrap_libc.c) are for the
- * program's calls. */
+/* The descriptor of /proc/self/mem, and which file it is. Its system calls
+ * are made directly: the library's own wrappers (core/wrap_libc.c) are for
+ * the program's calls. */
 static _Atomic int mem_fd = -1;
 static dev_t mem_dev;
 static ino_t mem_ino;
@@ -94,18 +94,18 @@ int land_init(const char **why)
         return -1;
     }
     atomic_store(&mem_fd, fd);
-    long page = syscall(SYS_mmap, NULL, (size_t)ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (page < 0 && page > -4096) {
+    /* The probe page through the C library: sanitizers must see mappings. */
+    char *p = mmap(NULL, (size_t)ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
         *why = "cannot map a probe page";
         return -1;
     }
-    char *p = (char *)page;
     int ok = land(p, probe, sizeof probe) == 0;
     if (ok) {
-        syscall(SYS_mprotect, p, (size_t)ps, PROT_READ);
+        mprotect(p, (size_t)ps, PROT_READ);
         ok = memcmp(p, probe, sizeof probe) == 0;
     }
-    syscall(SYS_munmap, p, (size_t)ps);
+    munmap(p, (size_t)ps);
     if (!ok) {
         syscall(SYS_close, fd);
         atomic_store(&mem_fd, -1);

@@ -294,7 +294,7 @@ check_tsan_free() {
     [[ -f "$tsan" && -f "$BUILD_TSAN/lib/libtnbc-replay.so" ]] || { echo "no TSan build"; return 1; }
     t_mpirun 4 -x LD_PRELOAD="$tsan:$PWD/$BUILD_TSAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/free.profile" \
         -x TNBC_REPLAY_DIR="$W/free.tsan.d" \
-        -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=0 symbolize=0 suppressions=$PWD/test/replay/tsan.supp" \
+        -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=0 history_size=7 symbolize=0 suppressions=$PWD/test/replay/tsan.supp" \
         "$P/comm_free" 4 > "$W/free.tsan" 2>&1 || { tail -40 "$W/free.tsan"; return 1; }
     grep -qx 'comm_free: ok' "$W/free.tsan" || { tail -40 "$W/free.tsan"; return 1; }
     [[ $(q "$W/free.tsan.d/rank-000000.db" "SELECT SUM(traced) FROM site WHERE op = 'alltoall'") -eq 4 ]] ||
@@ -315,7 +315,7 @@ check_tsan_dtypes() {
     [[ -f "$tsan" && -f "$BUILD_TSAN/lib/libtnbc-replay.so" ]] || { echo "no TSan build"; return 1; }
     t_mpirun 4 -x LD_PRELOAD="$tsan:$PWD/$BUILD_TSAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/dto.profile" \
         -x TNBC_REPLAY_DIR="$W/dto.tsan.d" -x TNBC_TEST_LAND_DELAY_US=3000 \
-        -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=1 symbolize=0 suppressions=$PWD/test/replay/tsan.supp" \
+        -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=1 history_size=7 symbolize=0 suppressions=$PWD/test/replay/tsan.supp" \
         "$P/dtypes_ops" 2 > "$W/dto.tsan" 2>&1 || { tail -40 "$W/dto.tsan"; return 1; }
     cmp <(grep -v -e ThreadSanitizer -e '^tnbc' "$W/dto.tsan") "$W/dto.plain" || { echo "results differ under TSan"; return 1; }
     [[ $(t_fault_waits "$W/dto.tsan.d") -gt 0 ]] || { echo "no call waited in the fault path"; return 1; }

@@ -246,7 +246,7 @@ check_tsan() {
     t_mpirun 3 -x LD_PRELOAD="$tsan:$PWD/$BUILD_TSAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/ts.on.profile" \
         -x TNBC_PIECE=8192 -x TNBC_TEST_LAND_DELAY_US=10000 \
         -x TNBC_REPLAY_DIR="$W/ts.tsan.d" \
-        -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=1 symbolize=0 suppressions=$PWD/test/replay/tsan.supp" \
+        -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=1 history_size=7 symbolize=0 suppressions=$PWD/test/replay/tsan.supp" \
         "$P/replay/integrity" 12 2 > "$W/ts.tsan" 2>&1 || { tail -40 "$W/ts.tsan"; return 1; }
     cmp <(grep -v ThreadSanitizer "$W/ts.tsan" | grep -E '^(integrity|checksums)') "$W/ts.plain" ||
         { echo "results differ under TSan"; return 1; }
@@ -508,7 +508,7 @@ check_thread_multiple_tsan() {
     for mode in multiple second; do
         want=$(t_mpirun 2 "$P/replay/thread_level" 24 - "$mode") || return 1
         t_mpirun 2 -x LD_PRELOAD="$tsan:$PWD/$BUILD_TSAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/mt.on.profile" \
-            -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=1 symbolize=0 suppressions=$PWD/test/replay/tsan.supp" \
+            -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=1 history_size=7 symbolize=0 suppressions=$PWD/test/replay/tsan.supp" \
             "$P/replay/thread_level" 24 - "$mode" > "$W/mt.$mode.tsan" 2>&1 || { tail -40 "$W/mt.$mode.tsan"; return 1; }
         [[ $(grep checksum "$W/mt.$mode.tsan") == $(echo "$want" | grep checksum) ]] ||
             { echo "$mode: results differ under TSan"; tail -40 "$W/mt.$mode.tsan"; return 1; }
