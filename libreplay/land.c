@@ -71,9 +71,46 @@ static int mem_io(long sysno, char *buf, uintptr_t at, size_t n)
     return 0;
 }
 
+/* Whether the page at p is mapped (mincore says ENOMEM where it is not). */
+static int mapped(uintptr_t p)
+{
+    unsigned char in_core;
+    return syscall(SYS_mincore, (void *)p, 1, &in_core) == 0 || errno != ENOMEM;
+}
+
+/* A write that failed: again page by page, skipping the pages that are no
+ * longer mapped. The program may unmap a buffer whose data is on its way
+ * without the C library's munmap, which would have waited for it (a raw
+ * system call, dlclose of a library whose memory held the buffer): that
+ * data has nowhere to go and nobody can read it, so it is dropped, said
+ * once. A mapped page that refuses the write is an error. */
+static int land_around_holes(uintptr_t dst, const char *src, size_t n)
+{
+    uintptr_t ps = (uintptr_t)sysconf(_SC_PAGESIZE);
+    int dropped = 0;
+    for (uintptr_t a = dst, end = dst + n; a < end;) {
+        uintptr_t b = (a & ~(ps - 1)) + ps;
+        if (b > end)
+            b = end;
+        if (mem_io(SYS_pwrite64, (char *)(uintptr_t)(src + (a - dst)), a, b - a) != 0) {
+            if (mapped(a))
+                return -1;
+            dropped = 1;
+        }
+        a = b;
+    }
+    static atomic_int said;
+    if (dropped && !atomic_exchange(&said, 1))
+        tnbc_warn("a receive buffer was unmapped while its data was on its way (not through the C "
+                  "library's munmap); that data is dropped");
+    return 0;
+}
+
 int land(void *dst, const void *src, size_t n)
 {
-    return mem_io(SYS_pwrite64, (char *)(uintptr_t)src, (uintptr_t)dst, n);
+    if (mem_io(SYS_pwrite64, (char *)(uintptr_t)src, (uintptr_t)dst, n) == 0)
+        return 0;
+    return land_around_holes((uintptr_t)dst, src, n);
 }
 
 int land_read(void *dst, const void *src, size_t n)

@@ -22,11 +22,15 @@ $(REPLAY_LIB): $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(REPLAY_OBJS) $(REPLAY_ANALY
 ALL_TARGETS += $(REPLAY_LIB)
 
 # Unit test of the piece cut (cmocka), run by test/replay.sh.
-REPLAY_UNIT_BINS := $(BUILD)/test/replay/test_pieces
+REPLAY_UNIT_BINS := $(BUILD)/test/replay/test_pieces $(BUILD)/test/replay/test_land
 
 $(BUILD)/test/replay/test_pieces: test/replay/test_pieces.c $(BUILD)/libreplay/pieces.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ilibreplay -o $@ $(filter %.c %.o,$^) $(LDFLAGS) -lcmocka
+
+$(BUILD)/test/replay/test_land: test/replay/test_land.c $(BUILD)/libreplay/land.o $(BUILD)/core/config.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ilibreplay -o $@ $(filter %.c %.o,$^) $(LDFLAGS) -lcmocka -lm
 
 ALL_TARGETS += $(REPLAY_UNIT_BINS)
 

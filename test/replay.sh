@@ -394,6 +394,7 @@ t_openmpi_only "integrity, 3 ranks, TCP, one-page pieces" "needs Open MPI's TCP 
     t_run "integrity, 3 ranks, TCP, one-page pieces" check_pieces
 t_run "the profile's piece size, and TNBC_PIECE overriding it once" check_profile_piece
 t_cmocka "$P/replay/test_pieces"
+t_cmocka "$P/replay/test_land"
 t_run "read order as profiled and opposite" check_orders
 t_run "write/fwrite/MPI_Send/free while in flight" check_io
 t_run "receives posted in the profile's priority order" check_prio_order
