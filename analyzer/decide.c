@@ -83,6 +83,14 @@ int an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *incon
                                 (long long)sub_bytes, AN_TINY_BYTES);
         return 0;
     }
+    if (comm_cpu_share >= 1) {
+        /* The saving is zero by the share itself, whatever the timings: a
+         * fact about the machine, said before any of the model's terms. */
+        ps->reason = reason_fmt("no CPU to overlap with: %s",
+                                cpu_why ? cpu_why : "communication in flight takes all of the "
+                                "CPU the program's work needs (CPU share 100%)");
+        return 0;
+    }
     if (m->toverlap_ns <= 0) {
         if (m->tinit_ns >= m->tcomm_ns)
             ps->reason = reason_fmt("no predicted overlap: Tinit %.1f us >= Tcomm %.1f us",
@@ -91,12 +99,6 @@ int an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *incon
             ps->reason = reason_fmt("no predicted overlap: the code reads the data at once "
                                     "after the call (TCURC %.1f us, RCRC unbounded)",
                                     m->tcurc_ns / 1e3);
-    } else if (comm_cpu_share >= 1) {
-        /* The saving is zero by the share itself, whatever the timings. */
-        ps->reason = reason_fmt("no CPU to overlap with: %s",
-                                cpu_why ? cpu_why : "communication in flight takes all of the "
-                                "CPU the program's work needs (CPU share 100%)");
-        return 0;
     } else if (m->saving_call_ns <= 0) {
         ps->reason = reason_fmt("no predicted overlap for the slowest rank (the formula "
                                 "gives %.1f us, but that rank waits for the data it reads "
