@@ -13,18 +13,14 @@
 
 static __thread char *own;    /* this thread's mapping: a guard page, then the stack */
 
-/* Mapped through the C library (in sanitizer builds, the sanitizer's
- * interceptors): ThreadSanitizer places its heap in address ranges it
- * maps on demand, and a mapping made behind its back was found inside one,
- * later handed out by its malloc while still the main thread's signal
- * stack. */
+/* Mapped through the C library (in sanitizer builds, the sanitizers'
+ * interceptors), so that a sanitizer knows the memory its handlers' frames
+ * are written to. */
 static char *map(size_t len)
 {
     void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return m == MAP_FAILED ? NULL : m;
 }
-
-static void unmap(char *m, size_t len) { munmap(m, len); }
 
 static size_t page(void)
 {
@@ -47,12 +43,12 @@ int tnbc_altstack_add(void)
         return -1;
     /* Overflowing it faults in the guard page instead of writing below. */
     if (mprotect(m, ps, PROT_NONE) != 0) {
-        unmap(m, ps + ALTSTACK_BYTES);
+        munmap(m, ps + ALTSTACK_BYTES);
         return -1;
     }
     stack_t ss = { .ss_sp = m + ps, .ss_size = ALTSTACK_BYTES, .ss_flags = 0 };
     if (sigaltstack(&ss, NULL) != 0) {
-        unmap(m, ps + ALTSTACK_BYTES);
+        munmap(m, ps + ALTSTACK_BYTES);
         return -1;
     }
     own = m;
@@ -73,6 +69,6 @@ void tnbc_altstack_remove(void)
             return;
     }
     /* Ours is not (or no longer) the thread's alternate stack. */
-    unmap(own, ps + ALTSTACK_BYTES);
+    munmap(own, ps + ALTSTACK_BYTES);
     own = NULL;
 }

@@ -703,7 +703,9 @@ static void register_main_stack(void)
     pthread_attr_destroy(&attr);
 }
 
-static void release_all_for_fork(void)
+/* Every pending sub-message lands and every guard is lifted (before a
+ * fork, and before the landing's descriptor is closed or replaced). */
+static void release_all(void)
 {
     /* The whole user address space (below 2^62: no page rounding overflow). */
     tnbc_guard_release_range((void *)tnbc_page_size(), (size_t)1 << 62, TNBC_REL_IO);
@@ -718,7 +720,7 @@ void tnbc_guard_fds_closing(long lo, long hi)
     int fd = atomic_load(&reserved_fd);
     if (fd >= 0 && fd >= lo && fd <= hi && tnbc_guard_active()) {
         atomic_store(&reserved_fd, -1);   /* the landing checks it again first */
-        release_all_for_fork();
+        release_all();
     }
 }
 
@@ -766,7 +768,7 @@ int tnbc_guard_init(void)
     unblock_ours_in_handlers();
     register_main_stack();
     static int atfork_done;
-    if (!atfork_done && pthread_atfork(release_all_for_fork, NULL, NULL) == 0)
+    if (!atfork_done && pthread_atfork(release_all, NULL, NULL) == 0)
         atfork_done = 1;
     installed = 1;
     return 0;

@@ -133,20 +133,19 @@ int land_init(const char **why)
     atomic_store(&mem_fd, fd);
     /* The probe page through the C library: sanitizers must see mappings. */
     char *p = mmap(NULL, (size_t)ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        *why = "cannot map a probe page";
-        return -1;
-    }
-    int ok = land(p, probe, sizeof probe) == 0;
+    int ok = p != MAP_FAILED && land(p, probe, sizeof probe) == 0;
     if (ok) {
         mprotect(p, (size_t)ps, PROT_READ);
         ok = memcmp(p, probe, sizeof probe) == 0;
     }
-    munmap(p, (size_t)ps);
+    if (p != MAP_FAILED)
+        munmap(p, (size_t)ps);
     if (!ok) {
+        /* No descriptor left: land_check says this rank cannot land. */
         syscall(SYS_close, fd);
         atomic_store(&mem_fd, -1);
-        *why = "writes through /proc/self/mem do not pass page protection on this kernel";
+        *why = p == MAP_FAILED ? "cannot map a probe page"
+                               : "writes through /proc/self/mem do not pass page protection on this kernel";
         return -1;
     }
     return 0;

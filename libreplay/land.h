@@ -13,7 +13,8 @@
 #include <stddef.h>
 
 /* Opens /proc/self/mem and checks that a write through it reaches a
- * PROT_NONE page. 0, or -1 with *why set (then nothing is transformed). */
+ * PROT_NONE page. 0, or -1 with *why set and no descriptor kept (then
+ * land_check refuses every call: nothing is transformed). */
 int land_init(const char **why);
 /* Before an early return: the descriptor is still /proc/self/mem (the
  * program may have closed its number, or put a file there with dup2), and

@@ -115,7 +115,6 @@ struct site_stats {
 static struct {
     int on;                /* a profile is loaded and the machinery runs */
     int passive;           /* off everywhere, but counting calls for the summary */
-    int can_land;          /* this rank can transform calls */
     int loaded;            /* the profile was read (before MPI_Init_thread) */
     int wants_on;          /* it turns on a site of a module loaded here */
     int user_level;        /* the thread level the program asked for */
@@ -225,12 +224,10 @@ static int all_ranks_on(int provided)
         /* Still votes (no) in every agreement, so the others are not left waiting. */
         tnbc_warn("MPI_THREAD_MULTIPLE is not available (got level %d); collectives on this rank run blocking",
                   provided);
-        R.can_land = 0;
         return 1;
     }
     const char *why = NULL;
-    R.can_land = land_init(&why) == 0;
-    if (!R.can_land)
+    if (land_init(&why) != 0)
         tnbc_warn("%s; collectives on this rank run blocking", why);
     return 1;
 }
@@ -493,9 +490,9 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
         *fb = *ps ? FB_OFF : FB_NOT_PROFILED;
         return NULL;
     }
-    if (!R.can_land || land_check(why) != 0) {
-        if (!R.can_land)
-            *why = "this rank cannot land data in guarded pages";
+    /* Without a descriptor (no MPI_THREAD_MULTIPLE, or land_init failed)
+     * land_check says this rank cannot land. */
+    if (land_check(why) != 0) {
         *fb = FB_CANNOT_LAND;
         return NULL;
     }
