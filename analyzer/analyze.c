@@ -238,7 +238,7 @@ int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_sit
     if (is_v_op(s->op) && site_vhash(s, ps) < 0)
         return -1;
     int timed = an_decide(ps, sub_bytes(s, ps), bad[0] ? bad : NULL, an_site_share(t, s),
-                          t->comm_cpu_why);
+                          s->crowded[0] ? s->crowded : t->comm_cpu_why);
     struct an_fidelity fid;
     if (an_site_fidelity(t, s, &fid, bad, sizeof bad) < 0)
         return -1;

@@ -15,8 +15,7 @@
 
 #include "pieces.h"   /* PIECES_DEFAULT_BYTES: a read in replay waits for this much */
 #include "profile.h"
-
-#define TNBC_SCHEMA_VERSION 2
+#include "tracedb.h"  /* TNBC_SCHEMA_VERSION: the one the libraries write */
 
 /* Thresholds of the analysis (docs/analyzer.md says why these values). */
 #define AN_STABLE_TAU 0.8      /* an order "explains" samples at this mean tau */
@@ -42,6 +41,7 @@ struct an_rank {
     double tsc_hz, copy_bw, mprotect_ns, fault_ns;
     int64_t page_size;
     char *host;
+    int machine_ranks, machine_cpus; /* schema 3 (crowding.h); 0: not counted */
 };
 
 struct an_platform;
@@ -56,12 +56,18 @@ struct an_trace {
     /* Why the share is what it is, for a decision it turns off (tnbc auto:
      * the machine's ranks and CPUs); NULL: the user's --comm-cpu-share. */
     const char *comm_cpu_why;
+    /* 1: a site whose members share one node of a crowded machine (the
+     * trace's run rows, crowding.h) counts a share of 1, whatever
+     * comm_cpu_share says: tnbc-analyze without --comm-cpu-share and
+     * --platform (tnbc auto decides that rule itself). */
+    int crowded_rule;
     /* --early-cost: the early return's steps that Tinit's terms do not
      * count (profile lookup, agreement, plan, own block landed, hand-off),
      * as measured with TNBC_REPLAY_PHASES; added to every call's Tinit. */
     double early_cost_ns;
     /* --platform: Tcomm projected onto it (platform.h); NULL: as traced. */
     const struct an_platform *platform;
+    int schema_version; /* meta's, 1 to TNBC_SCHEMA_VERSION */
     int world_size;
     int nranks;      /* ranks present in `run` */
     struct an_rank *ranks; /* [world_size] */
@@ -110,6 +116,9 @@ struct an_site {
                                rank: a bcast's root receives nothing) */
     int *world;           /* [nworld]: each member's world rank, -1 unknown (an_site_world) */
     int nworld;
+    /* Under an_trace.crowded_rule, the members share a node of a crowded
+     * machine (an_site_world): the words for the decision; "" otherwise. */
+    char crowded[320];
 };
 
 /* tracedb.c */
@@ -160,9 +169,9 @@ int an_orders(const struct an_sample *v, int n, int nsub, int per_rank,
 /* digest.c: qsort comparator of `const struct an_sub *`s, first touched
  * first; and filling c's digest from its n sub-messages (sorted by idx). */
 int an_sub_by_ord(const void *a, const void *b);
-/* s->world, from the site's calls (its communicator's members); 0, or -1
- * out of memory. Before the site's calls are digested. */
-int an_site_world(struct an_site *s);
+/* s->world, from the site's calls (its communicator's members), and
+ * s->crowded; 0, or -1 out of memory. Before the site's calls are digested. */
+int an_site_world(const struct an_trace *t, struct an_site *s);
 int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_call *c,
                    struct an_sub *subs, int n);
 
@@ -188,7 +197,7 @@ int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc
 int an_site_last_arrival(const struct an_trace *t, struct an_site *s);
 /* The CPU share of communication in flight for the site's calls: the
  * trace's, or on the --platform its projection (platform.h). */
-double an_call_share(const struct an_trace *t, const struct an_call *c);
+double an_call_share(const struct an_trace *t, const struct an_site *s, const struct an_call *c);
 double an_site_share(const struct an_trace *t, const struct an_site *s);
 double an_median(double *v, int n);
 

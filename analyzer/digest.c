@@ -7,6 +7,7 @@
  * blocks holds about 4 bytes per touched block instead of a row each.
  */
 #include "analyzer.h"
+#include "crowding.h"
 #include "platform.h"
 
 #include <math.h>
@@ -58,7 +59,25 @@ static int digest_sizes(struct an_call *c, const struct an_sub *subs, int n)
     return 0;
 }
 
-int an_site_world(struct an_site *s)
+/* All members known, on one host, whose machine runs more of the job's
+ * ranks than it has CPUs (the trace's run rows): the share is 1 there, as
+ * under tnbc auto (crowding.h). */
+static void site_crowded(const struct an_trace *t, struct an_site *s)
+{
+    s->crowded[0] = 0;
+    if (!t->crowded_rule || s->nworld < 1 || s->world[0] < 0)
+        return;
+    const struct an_rank *first = &t->ranks[s->world[0]];
+    for (int m = 1; m < s->nworld; m++)
+        if (s->world[m] < 0 || !first->host || !t->ranks[s->world[m]].host ||
+            strcmp(t->ranks[s->world[m]].host, first->host) != 0)
+            return;
+    const struct crowding machine = { first->machine_ranks, first->machine_cpus };
+    if (machine.ranks > 0 && machine.cpus > 0 && crowding_crowded(&machine))
+        crowding_why(s->crowded, sizeof s->crowded, s->nworld, &machine, "--comm-cpu-share");
+}
+
+int an_site_world(const struct an_trace *t, struct an_site *s)
 {
     int size = 0;
     for (int i = 0; i < s->ncalls; i++)
@@ -73,6 +92,7 @@ int an_site_world(struct an_site *s)
     for (int i = 0; i < s->ncalls; i++)
         if (s->calls[i].comm_rank >= 0 && s->calls[i].comm_rank < size)
             s->world[s->calls[i].comm_rank] = s->calls[i].rank;
+    site_crowded(t, s);
     return 0;
 }
 
@@ -135,7 +155,7 @@ int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_
     if (t->platform)
         project_cpu(t->platform, c);
     c->tinit_ns += t->early_cost_ns; /* the measured steps model.c does not see */
-    c->own_ns = an_call_own_overlap(c, subs, n, &t->ranks[c->rank], an_call_share(t, c));
+    c->own_ns = an_call_own_overlap(c, subs, n, &t->ranks[c->rank], an_call_share(t, s, c));
     if (digest_order(c, subs, n) < 0)
         return -1;
     return digest_sizes(c, subs, n);

@@ -28,7 +28,9 @@ static const char usage[] =
     "            share of a CPU (0 to 0.9) that communication in flight takes\n"
     "            from the program it overlaps, as measured on the cluster the\n"
     "            profile is for (docs/analyzer.md); every predicted saving\n"
-    "            shrinks by it. Default 0: the network moves the bytes\n"
+    "            shrinks by it. Default 0: the network moves the bytes,\n"
+    "            except between ranks of one node of a machine that runs\n"
+    "            more of the job's ranks than it has CPUs (share 1: off)\n"
     "  --early-cost US\n"
     "            per call, the early return's steps Tinit does not count\n"
     "            (candidate + agree + plan + land_self + submit of the\n"
@@ -133,6 +135,7 @@ int main(int argc, char **argv)
     const char *in = NULL, *out = NULL, *measured = NULL;
     int quiet = 0;
     double share = 0, early_ns = 0;
+    int share_given = 0;
     struct an_platform platform, *pf = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -145,6 +148,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--comm-cpu-share") && i + 1 < argc) {
             if (parse_share(argv[++i], &share) < 0)
                 return 2;
+            share_given = 1;
         } else if (!strcmp(argv[i], "--early-cost") && i + 1 < argc) {
             if (parse_early_cost(argv[++i], &early_ns) < 0)
                 return 2;
@@ -186,6 +190,7 @@ int main(int argc, char **argv)
     }
     warn_unfinished(&t);
     t.comm_cpu_share = share;
+    t.crowded_rule = !share_given && !pf; /* the traced machine's, not the platform's */
     t.platform = pf;
     t.early_cost_ns = early_ns;
     struct tnbc_profile *p = calloc(1, sizeof *p);

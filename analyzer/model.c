@@ -246,14 +246,16 @@ int an_site_last_arrival(const struct an_trace *t, struct an_site *s)
     return 0;
 }
 
-double an_call_share(const struct an_trace *t, const struct an_call *c)
+double an_call_share(const struct an_trace *t, const struct an_site *s, const struct an_call *c)
 {
+    if (s->crowded[0])
+        return 1;
     return an_platform_share(t->platform, t->comm_cpu_share, c->chunks == 0 && c->root < 0);
 }
 
 double an_site_share(const struct an_trace *t, const struct an_site *s)
 {
-    return s->ncalls > 0 ? an_call_share(t, &s->calls[0]) : t->comm_cpu_share;
+    return s->ncalls > 0 ? an_call_share(t, s, &s->calls[0]) : t->comm_cpu_share;
 }
 
 /* Time to read `bytes` at rate `rcrc` (0 when unbounded). */

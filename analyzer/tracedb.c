@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Reading the merged trace database (docs/schema.md, versions 1 and 2).
+ * Reading the merged trace database (docs/schema.md, versions 1 to 3).
  *
  * The database is opened read-only and checked before anything is read:
- * every table must exist and meta.schema_version must be 1 or 2, so a wrong or
+ * every table must exist and meta.schema_version must be 1 to 3, so a wrong or
  * empty file gives one clear line instead of half an analysis.
  */
 #include "analyzer.h"
@@ -80,18 +80,23 @@ static int check_schema(struct an_trace *t, char *err, size_t errlen)
     /* Version 1 lacks site.comm_shape (never read here); its site ids
      * carry no communicator shape, so a code address used on several
      * communicators is one site there: still readable. */
-    if (strcmp(ver, "1") != 0 && strcmp(ver, "2") != 0)
+    /* Version 2 lacks run.machine_ranks and machine_cpus: not counted. */
+    if (strcmp(ver, "1") != 0 && strcmp(ver, "2") != 0 && strcmp(ver, "3") != 0)
         return terr(t, err, errlen, "trace schema_version %s, this analyzer reads versions 1 to %d",
                     ver, TNBC_SCHEMA_VERSION);
+    t->schema_version = ver[0] - '0';
     return 0;
 }
 
 static int load_runs(struct an_trace *t, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (prepare(t,
-                "SELECT rank, world_size, host, tsc_hz, mode, page_size, copy_bw, "
-                "mprotect_ns, fault_ns, finished FROM run ORDER BY rank",
+    if (prepare(t, t->schema_version >= 3
+                       ? "SELECT rank, world_size, host, tsc_hz, mode, page_size, copy_bw, "
+                         "mprotect_ns, fault_ns, finished, machine_ranks, machine_cpus "
+                         "FROM run ORDER BY rank"
+                       : "SELECT rank, world_size, host, tsc_hz, mode, page_size, copy_bw, "
+                         "mprotect_ns, fault_ns, finished, 0, 0 FROM run ORDER BY rank",
                 &st, err, errlen) < 0)
         return -1;
     int rc;
@@ -119,6 +124,8 @@ static int load_runs(struct an_trace *t, char *err, size_t errlen)
         r->mprotect_ns = sqlite3_column_double(st, 7);
         r->fault_ns = sqlite3_column_double(st, 8);
         r->finished = sqlite3_column_int(st, 9);
+        r->machine_ranks = sqlite3_column_int(st, 10);
+        r->machine_cpus = sqlite3_column_int(st, 11);
         if (!r->host || !(r->tsc_hz > 0))
             break;
         t->nranks++;
@@ -449,7 +456,7 @@ static int load_subs(struct an_trace *t, struct an_site *s, char *err, size_t er
         return -1;
     int rc, hint = 0;
     struct sub_batch b = {.site = s};
-    if (an_site_world(s) < 0) {
+    if (an_site_world(t, s) < 0) {
         sqlite3_finalize(st);
         return terr(t, err, errlen, "out of memory");
     }

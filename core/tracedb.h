@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#define TNBC_SCHEMA_VERSION 2
+#define TNBC_SCHEMA_VERSION 3
 
 struct tnbc_db;
 
@@ -17,6 +17,7 @@ struct tnbc_run_info {
     int64_t start_unix_ns, start_tsc;
     double tsc_hz, copy_bw, mprotect_ns, fault_ns;
     int page_size;
+    int machine_ranks, machine_cpus; /* crowding.h; 0: not counted */
 };
 
 struct tnbc_call_row {

@@ -20,7 +20,9 @@ CREATE TABLE IF NOT EXISTS run (
     copy_bw       REAL    NOT NULL,      -- measured memcpy bytes/s (for Tinit)
     mprotect_ns   REAL    NOT NULL,      -- measured cost of one mprotect call
     fault_ns      REAL    NOT NULL,      -- measured cost of one guarded fault
-    finished      INTEGER NOT NULL DEFAULT 0  -- 1 once MPI_Finalize ran
+    finished      INTEGER NOT NULL DEFAULT 0, -- 1 once MPI_Finalize ran
+    machine_ranks INTEGER NOT NULL DEFAULT 0, -- since version 3: the job's ranks on this
+    machine_cpus  INTEGER NOT NULL DEFAULT 0  -- rank's kernel, and their CPUs; 0: not counted
 );
 CREATE TABLE IF NOT EXISTS site (
     rank     INTEGER NOT NULL,

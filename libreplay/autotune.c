@@ -512,7 +512,7 @@ static int force_decision(struct tnbc_profile_site *ps)
 /* The CPU share of communication in flight the model counts at a site
  * (an_trace.comm_cpu_share): rank 0's TNBC_AUTO_COMM_CPU_SHARE where set;
  * else all of it where every member is on one node of a crowded machine
- * (crowding.h), and none elsewhere (as the analyzer without
+ * (crowding.h), and none elsewhere (the analyzer's rule without
  * --comm-cpu-share). `why` gets the crowded rule's words (the decision's
  * reason where they turn the site off), or "". */
 static double site_cpu_share(const int64_t *all, const int *len, int p, char *why, size_t whylen)
@@ -527,11 +527,7 @@ static double site_cpu_share(const int64_t *all, const int *len, int p, char *wh
     const struct crowding machine = { (int)all[HDR_MACHINE_RANKS], (int)all[HDR_MACHINE_CPUS] };
     if (!crowding_crowded(&machine))
         return 0;
-    snprintf(why, whylen,
-             "the %d members share a node, and its machine runs %d of the job's ranks on %d "
-             "CPU%s, so moving their data (copying) takes a CPU from some rank's work "
-             "(TNBC_AUTO_COMM_CPU_SHARE overrides)", p, machine.ranks, machine.cpus,
-             machine.cpus == 1 ? "" : "s");
+    crowding_why(why, whylen, p, &machine, "TNBC_AUTO_COMM_CPU_SHARE");
     return 1;
 }
 

@@ -6,6 +6,7 @@
  * ones only counted. Records go to DIR/rank-NNNNNN.db (docs/schema.md). */
 #include "callsite.h"
 #include "comm_shape.h"
+#include "crowding.h"
 #include "clock.h"
 #include "config.h"
 #include "event_ring.h"
@@ -84,6 +85,15 @@ int tnbc_mode_init(int provided)
                                1e-3 * tnbc_ticks_hz());
     dir = tnbc_env_str("TNBC_TRACE_DIR", "tnbc-trace");
     tnbc_runinfo_collect(&info, "trace");
+    /* Collective, at every rank's MPI_Init: the analyzer's crowded-machine
+     * rule reads it (crowding.h); on failure the row says "not counted". */
+    struct crowding crowd;
+    if (crowding_measure(MPI_COMM_WORLD, &crowd) == 0) {
+        info.machine_ranks = crowd.ranks;
+        info.machine_cpus = crowd.cpus;
+    } else if (info.rank == 0) {
+        tnbc_warn("cannot count the ranks per machine; the trace leaves it unknown");
+    }
     T.rank = info.rank;
     T.db = tnbc_rank_db_open(dir, &info);
     if (!T.db) {

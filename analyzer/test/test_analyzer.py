@@ -10,6 +10,7 @@ import math
 import os
 import random
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -304,6 +305,54 @@ def test_comm_cpu_share():
     for bad in ("1", "-0.1", "nan", "0.2x", ""):
         r = analyze(db("share"), expect_rc=2, extra=("--comm-cpu-share", bad))
         check("not a number in [0, 0.9]" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
+
+
+def crowded_trace(name, hosts, machine_ranks, machine_cpus, schema_version="3"):
+    """regime_trace's site (on: it hides Tcomm - Tinit per call), traced on
+    `hosts` whose machine runs machine_ranks of the job's ranks on
+    machine_cpus CPUs."""
+    t = mktrace.Trace(db(name), schema_version=schema_version)
+    t.runs(2, hosts=hosts, copy_bw=COPY_BW, machine_ranks=machine_ranks,
+           machine_cpus=machine_cpus)
+    for inv in range(3):
+        for r in range(2):
+            t.ordered_call(r, SITE, "alltoall", 2, MB, [0, 1], 0, TCOMM, 1_500_000, 100_000)
+    t.site(0, SITE, "alltoall", 50, 3)
+    t.close()
+
+
+def test_crowded_machine_off():
+    # Both members on one node of a machine that runs 4 of the job's ranks
+    # on 2 CPUs: moving their data is copying, which takes some rank's CPU
+    # (docs/analyzer.md, rule 4; the rule tnbc auto applies, crowding.h).
+    crowded_trace("crowd", ["n0", "n0"], 4, 2)
+    s = site_of(analyze(db("crowd")), "alltoall")
+    check(not s["on"] and s["reason"].startswith(
+        "no CPU to overlap with: the 2 members share a node, and its machine runs 4 of the "
+        "job's ranks on 2 CPUs") and "(--comm-cpu-share overrides)" in s["reason"], s["reason"])
+    check(s["model"]["saving_call_ns"] == 0, f"saving {s['model']['saving_call_ns']}")
+    # The user's measured share overrides the rule: the model's verdict.
+    s = site_of(analyze(db("crowd"), extra=("--comm-cpu-share", "0"),
+                        out=db("crowd-0").replace(".db", ".profile")), "alltoall")
+    close(s["model"]["saving_call_ns"], TCOMM - TINIT, rel=1e-6, what="share given")
+    check(s["on"], s["reason"])
+    # Not crowded (as many CPUs as ranks), members on two nodes, the
+    # machine not counted (0), a schema 2 trace without the columns: the
+    # model's verdict, on.
+    for name, hosts, ranks, cpus, ver in (("crowd-fits", ["n0", "n0"], 2, 2, "3"),
+                                          ("crowd-2n", ["n0", "n1"], 4, 2, "3"),
+                                          ("crowd-unk", ["n0", "n0"], 0, 0, "3")):
+        crowded_trace(name, hosts, ranks, cpus, ver)
+        s = site_of(analyze(db(name)), "alltoall")
+        check(s["on"] and "regime a" in s["reason"], f"{name}: {s['reason']}")
+    crowded_trace("crowd-v2", ["n0", "n0"], 0, 0, "3")
+    c = sqlite3.connect(db("crowd-v2"))
+    c.executescript("UPDATE meta SET value='2' WHERE key='schema_version';"
+                    "ALTER TABLE run DROP COLUMN machine_ranks;"
+                    "ALTER TABLE run DROP COLUMN machine_cpus;")
+    c.close()
+    s = site_of(analyze(db("crowd-v2")), "alltoall")
+    check(s["on"] and "regime a" in s["reason"], f"schema 2: {s['reason']}")
 
 
 def test_regime_d_curc_slow_crc():
@@ -635,8 +684,8 @@ def test_bad_trace_missing_table():
 
 
 def test_bad_trace_schema_version():
-    msg = bad_trace("v3", sql("UPDATE meta SET value='3' WHERE key='schema_version';"))
-    check("schema_version 3" in msg and "versions 1 to 2" in msg, msg)
+    msg = bad_trace("v4", sql("UPDATE meta SET value='4' WHERE key='schema_version';"))
+    check("schema_version 4" in msg and "versions 1 to 3" in msg, msg)
 
 
 def test_bad_trace_empty_file():
@@ -833,12 +882,12 @@ def test_report_with_profile_and_errors():
     r = subprocess.run([REPORT, db("rep2"), "-p", prof, "-o", out, "--no-plots"],
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 0 and "order (consensus): 0 1 2 3" in r.stdout, r.stdout + r.stderr)
-    t = mktrace.Trace(db("rep2v"), schema_version="3")
+    t = mktrace.Trace(db("rep2v"), schema_version="4")
     t.runs(1)
     t.close()
     r = subprocess.run([REPORT, db("rep2v"), "-o", out], capture_output=True, text=True,
                        timeout=60)
-    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "schema_version 3" in r.stderr,
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "schema_version 4" in r.stderr,
           r.stderr)
     bad = os.path.join(TMP, "bad.profile")
     with open(bad, "w") as f:

@@ -9,19 +9,22 @@
  * copying (shared memory), and when the node's ranks already outnumber
  * the CPUs they may run on, that copying and the progress thread are
  * taken from some rank's work: nothing is overlapped, and the switching
- * costs (measured: 4 ranks on 2 cores, docs/auto.md). tnbc auto counts the
- * communication's CPU share as all of it for a communicator that stays on
- * such a node.
+ * costs (measured: 4 ranks on 2 cores, docs/auto.md). tnbc auto and the
+ * analyzer (from the trace's run rows) count the communication's CPU share
+ * as all of it for a communicator that stays on such a node.
  *
  * A machine is a running kernel (its boot id), not a hostname: the
  * emulated cluster's "nodes" are network namespaces of one kernel and
  * share its CPUs. Its CPUs are the union of the affinity masks of the
  * job's ranks on it.
  */
-#ifndef TNBC_REPLAY_CROWDING_H
-#define TNBC_REPLAY_CROWDING_H
+#ifndef TNBC_CORE_CROWDING_H
+#define TNBC_CORE_CROWDING_H
 
+#include <assert.h>
 #include <mpi.h>
+#include <stddef.h>
+#include <stdio.h>
 
 struct crowding {
     int ranks;   /* the job's ranks on this rank's kernel, this one included */
@@ -35,6 +38,20 @@ int crowding_measure(MPI_Comm world, struct crowding *out);
 static inline int crowding_crowded(const struct crowding *c)
 {
     return c->ranks > c->cpus;
+}
+
+/* The words a decision gives for a crowded machine: `members` of a
+ * communicator on one node of machine `c`; `overrides` names the setting
+ * that takes the share from the user instead. (Inline: tnbc-analyze uses
+ * it without linking MPI.) */
+static inline void crowding_why(char *buf, size_t len, int members, const struct crowding *c,
+                                const char *overrides)
+{
+    assert(crowding_crowded(c));
+    snprintf(buf, len,
+             "the %d members share a node, and its machine runs %d of the job's ranks on %d "
+             "CPU%s, so moving their data (copying) takes a CPU from some rank's work "
+             "(%s overrides)", members, c->ranks, c->cpus, c->cpus == 1 ? "" : "s", overrides);
 }
 
 #endif
