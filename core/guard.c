@@ -224,12 +224,11 @@ static int set_prot(struct tnbc_guard *g, uintptr_t a, uintptr_t b, int prot)
  * them). 0, or -1 when a mapped page stays closed. */
 static int open_mapped_pages(uintptr_t a, uintptr_t b)
 {
-    unsigned char in_core;
     for (uintptr_t p = a; p < b; p += page_size) {
         if (raw_mprotect(p, page_size, PROT_READ | PROT_WRITE) == 0 ||
             raw_mprotect(p, page_size, PROT_READ | PROT_WRITE) == 0)
             continue;
-        if (syscall(SYS_mincore, (void *)p, page_size, &in_core) != 0 && errno == ENOMEM)
+        if (tnbc_page_unmapped(p))
             continue;
         return -1;
     }

@@ -139,6 +139,10 @@ int tnbc_guard_all_open(const struct tnbc_guard *g);
  * while protected; mprotect refuses to close part of a huge page.
  * Returns 1, or 0 with *why set. tnbc_guard_arm applies it too. */
 int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why);
+/* 1 when the page holding p is not mapped at all (mincore's ENOMEM): the
+ * program unmapped it behind the C library's back, so an mprotect or a
+ * landing there fails for a reason that is no error (guard_memory.c). */
+int tnbc_page_unmapped(uintptr_t p);
 /* Tests: why a mapping, as one line of /proc/self/maps, may not be
  * guarded (NULL: it may), with `mounts` as /proc/self/mounts. */
 const char *tnbc_guard_map_line_unfit(const char *line, const char *mounts);

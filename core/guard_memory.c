@@ -9,6 +9,7 @@
  */
 #include "guard.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -434,3 +435,8 @@ int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why)
     return rc == 1;
 }
 
+int tnbc_page_unmapped(uintptr_t p)
+{
+    unsigned char in_core;
+    return syscall(SYS_mincore, (void *)page_down(p), 1, &in_core) != 0 && errno == ENOMEM;
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "land.h"
 #include "config.h"
+#include "guard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,13 +72,6 @@ static int mem_io(long sysno, char *buf, uintptr_t at, size_t n)
     return 0;
 }
 
-/* Whether the page at p is mapped (mincore says ENOMEM where it is not). */
-static int mapped(uintptr_t p)
-{
-    unsigned char in_core;
-    return syscall(SYS_mincore, (void *)p, 1, &in_core) == 0 || errno != ENOMEM;
-}
-
 /* A write that failed: again page by page, skipping the pages that are no
  * longer mapped. The program may unmap a buffer whose data is on its way
  * without the C library's munmap, which would have waited for it (a raw
@@ -93,7 +87,7 @@ static int land_around_holes(uintptr_t dst, const char *src, size_t n)
         if (b > end)
             b = end;
         if (mem_io(SYS_pwrite64, (char *)(uintptr_t)(src + (a - dst)), a, b - a) != 0) {
-            if (mapped(a))
+            if (!tnbc_page_unmapped(a))
                 return -1;
             dropped = 1;
         }

@@ -28,9 +28,9 @@ $(BUILD)/test/replay/test_pieces: test/replay/test_pieces.c $(BUILD)/libreplay/p
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ilibreplay -o $@ $(filter %.c %.o,$^) $(LDFLAGS) -lcmocka
 
-$(BUILD)/test/replay/test_land: test/replay/test_land.c $(BUILD)/libreplay/land.o $(BUILD)/core/config.o
+$(BUILD)/test/replay/test_land: test/replay/test_land.c $(BUILD)/libreplay/land.o $(CORE_BASE_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Ilibreplay -o $@ $(filter %.c %.o,$^) $(LDFLAGS) -lcmocka -lm
+	$(MPICC) $(CFLAGS) -Ilibreplay -o $@ $(filter %.c %.o,$^) $(LDFLAGS) -lcmocka -lm $(CORE_LIBS)
 
 ALL_TARGETS += $(REPLAY_UNIT_BINS)
 
@@ -58,8 +58,8 @@ bench-off: $(REPLAY_LIB) $(TRACE_LIB) $(MERGE_BIN) $(ANALYZER_BIN) $(BENCH_BINS)
 # pass-through overhead with no profile.
 REPLAY_BENCH_BINS := $(BUILD)/libreplay/bench/land_cost $(BUILD)/libreplay/bench/coll_loop
 
-$(BUILD)/libreplay/bench/land_cost: $(BUILD)/libreplay/bench/land_cost.o $(BUILD)/libreplay/land.o $(BUILD)/core/config.o
-	$(CC) -o $@ $^ $(LDFLAGS) -lm
+$(BUILD)/libreplay/bench/land_cost: $(BUILD)/libreplay/bench/land_cost.o $(BUILD)/libreplay/land.o $(CORE_BASE_OBJS)
+	$(MPICC) -o $@ $^ $(LDFLAGS) -lm $(CORE_LIBS)
 
 $(BUILD)/libreplay/bench/land_cost.o: CFLAGS += -Ilibreplay
 
