@@ -338,7 +338,7 @@ static void take_record(struct learn_rec *r, const struct tnbc_args *a, int64_t 
     struct tnbc_guard *g = &r->guard;
     g->layout = &r->layout.recv;
     g->closed_prot = PROT_NONE;
-    g->flags = 0;
+    g->flags = GUARD_PRETOUCH;  /* as the trace: the reads keep their pace */
     g->hook = learn_hook;
     g->landed = NULL;
     g->user = r;

@@ -332,7 +332,7 @@ static void arm(struct traced_call *tc, int side)
     struct tnbc_guard *g = &tc->guard[side];
     g->layout = side == RECV ? &tc->layout.recv : &tc->layout.send;
     g->closed_prot = side == RECV ? PROT_NONE : PROT_READ;
-    g->flags = 0;
+    g->flags = GUARD_PRETOUCH;      /* the program's reads keep their pace */
     g->hook = on_guard_event;
     g->user = tc;
     if (g->layout->nsub && tnbc_guard_arm(g) < 0)

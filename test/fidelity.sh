@@ -55,7 +55,8 @@ check_rate() {
                          sed -n 's/.*checksum=//p')
     [[ -n "$plain" && "$plain" == "$(field "$name" checksum)" ]] ||
         { echo "checksum traced $(field "$name" checksum) plain $plain"; return 1; }
-    within "$(model "$name" rcrc)" "$(field "$name" rate_rest)" 0.5 2.0
+    within "$(model "$name" rcrc)" "$(field "$name" rate_rest)" 0.5 2.0 ||
+        { echo "per rank fault_ns, mprotect_ns: $(q "$W/$name.db" "SELECT group_concat(round(fault_ns) || ' ' || round(mprotect_ns), ', ') FROM run")"; return 1; }
 }
 
 # TCURC against the program's own return-to-first-read time in the traced
