@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,36 +236,15 @@ static int open_mapped_pages(uintptr_t a, uintptr_t b)
 }
 
 /* Opens [a, b) of the guard under its lock. 0, or -1 (see open_whole). */
-/* GUARD_PRETOUCH. Not the program's bytes to check: sanitizers look away. */
-__attribute__((no_sanitize("address", "thread", "undefined"), noinline))
-static void touch_pages(uintptr_t a, uintptr_t b)
+/* GUARD_PRETOUCH: [a, b) was just opened under the guard's lock, and
+ * nothing else changes its protection while the lock is held (guards never
+ * overlap, and the program's own mprotect releases the guard first). Not
+ * the program's bytes to check: sanitizers look away. */
+__attribute__((no_sanitize("address", "thread", "undefined")))
+static void pretouch(uintptr_t a, uintptr_t b)
 {
     for (uintptr_t p = a; p < b; p += page_size)
         (void)*(volatile const char *)p;
-}
-
-/* Outside the fault handler (the replay's progress thread, after a
- * landing), the pages may be closed again by a new guard or unmapped by
- * the program while they are read: a fault there jumps back (on_segv)
- * and the rest is left to the program. */
-static __thread sigjmp_buf *probe_jmp;
-static __thread uintptr_t probe_lo, probe_hi;
-
-static void pretouch_outside_handler(uintptr_t a, uintptr_t b)
-{
-    sigjmp_buf env;
-    probe_lo = a;
-    probe_hi = b;
-    if (sigsetjmp(env, 1) == 0) {
-        probe_jmp = &env;
-        touch_pages(probe_lo, probe_hi);
-    }
-    probe_jmp = NULL;
-}
-
-void tnbc_guard_pretouch_probe(uintptr_t lo, uintptr_t hi)
-{
-    pretouch_outside_handler(lo, hi);
 }
 
 static int open_range(struct tnbc_guard *g, uintptr_t a, uintptr_t b)
@@ -275,17 +253,11 @@ static int open_range(struct tnbc_guard *g, uintptr_t a, uintptr_t b)
         return 0;
     sigset_t mask = guard_lock(g);
     int rc = raw_mprotect(a, b - a, PROT_READ | PROT_WRITE);
-    int touch = rc == 0 && (g->flags & GUARD_PRETOUCH);
-    /* In the handler, under the lock, nothing else can change these
-     * pages' protection (guards never overlap, and the program's own
-     * mprotect releases the guard first), and all of them opened. */
-    if (touch && in_handler)
-        touch_pages(a, b);
+    if (rc == 0 && (g->flags & GUARD_PRETOUCH) && in_handler)
+        pretouch(a, b);     /* only where every page opened: none unmapped */
     else if (rc != 0)
         rc = open_mapped_pages(a, b);
     guard_unlock(g, &mask);
-    if (touch && !in_handler)
-        pretouch_outside_handler(a, b);
     return rc;
 }
 
@@ -526,8 +498,6 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
 {
     int saved = errno;
     uintptr_t addr = (uintptr_t)si->si_addr;
-    if (probe_jmp && addr >= probe_lo && addr < probe_hi)
-        siglongjmp(*probe_jmp, 1);   /* pretouch_outside_handler's read */
     if (si->si_code == SEGV_ACCERR) {
         uint64_t entry = tnbc_ticks();
         struct tnbc_range_obj *obj = tnbc_range_lookup(addr);

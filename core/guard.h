@@ -55,14 +55,13 @@ enum tnbc_sub_cover {
 };
 
 #define GUARD_WAIT_NEIGHBOURS 1u   /* flags */
-/* Whoever opens pages reads one byte of each before the program does:
- * where the hypervisor shadows the page tables, the first access to a page
- * whose protection changed costs microseconds (3-21 us measured on the
- * 2026-11-27 test VM, against 0.1 us for 16 pages on hardware). In the
- * trace's fault handler that makes it the observer's time, which program
- * time leaves out (clock.h): paid by the program's reads, it made a traced
- * 64 KiB block look read at 0.3-0.5 of its real rate. On the replay's
- * progress thread it is paid off the program's CPU. */
+/* The fault handler reads one byte of each page it opens, before the
+ * program does (the trace): where the hypervisor shadows the page tables,
+ * the first access to a page whose protection changed costs microseconds
+ * (3-21 us measured on the 2026-11-27 test VM, against 0.1 us for 16
+ * pages on hardware), and paid by the program's reads it made a traced
+ * 64 KiB block look read at 0.3-0.4 of its real rate. Paid in the handler
+ * it is the observer's time, which program time leaves out (clock.h). */
 #define GUARD_PRETOUCH 2u
 
 struct tnbc_guard;
@@ -177,11 +176,6 @@ void tnbc_guard_fds_closing(long lo, long hi);
 /* Thread stacks, registered by the thread-creation wrapper. */
 void tnbc_guard_stack_add(uintptr_t lo, uintptr_t hi);
 void tnbc_guard_stack_remove(uintptr_t lo);
-
-/* Tests: GUARD_PRETOUCH's read of [lo, hi) outside the fault handler,
- * which must come back, not crash, where a page there is closed or
- * unmapped. */
-void tnbc_guard_pretouch_probe(uintptr_t lo, uintptr_t hi);
 
 /* Self-measured costs for the model's Tinit (ns). */
 double tnbc_guard_measure_mprotect_ns(void);

@@ -463,7 +463,7 @@ int nbop_arm(struct nbop *op, tnbc_guard_hook hook)
 {
     op->guard.layout = nbop_guard_layout(op);
     op->guard.closed_prot = PROT_NONE;
-    op->guard.flags = GUARD_WAIT_NEIGHBOURS | GUARD_PRETOUCH;
+    op->guard.flags = GUARD_WAIT_NEIGHBOURS;
     op->guard.hook = hook;
     op->guard.landed = landed_at_arm;
     op->guard.user = op;

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -549,34 +548,6 @@ static void test_open_sub(void **state)
     (void)rd(b + 5 * q);
     expect_event(0, 5, TNBC_EV_READ, 0);
     expect_released_set(1, (int[]){ 4, 7 }, 2, TNBC_REL_NEIGHBOUR);
-}
-
-/* GUARD_PRETOUCH (the replay's and the trace's guards): the same opening
- * as without it; and its read outside the handler comes back where a page
- * was closed or unmapped meanwhile (a new guard, a raw munmap) instead of
- * crashing, and leaves the program's own faults to it. */
-static void test_pretouch(void **state)
-{
-    (void)state;
-    size_t q = ps / 4;
-    char *b = guarded_pages(2, 8, q, PROT_NONE, GUARD_WAIT_NEIGHBOURS | GUARD_PRETOUCH);
-    for (int s = 0; s < 4; s++)
-        tnbc_guard_open_sub(&F.g, s);
-    assert_int_equal(prot_at(b), RW);
-    assert_int_equal(prot_at(b + ps), PROT_NONE);
-    assert_int_equal(atomic_load(&nev), 0);
-
-    char *m = mmap(NULL, 4 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(m != MAP_FAILED);
-    assert_int_equal(mprotect(m + ps, ps, PROT_NONE), 0);
-    assert_int_equal(syscall(SYS_munmap, m + 3 * ps, ps), 0);
-    tnbc_guard_pretouch_probe((uintptr_t)m, (uintptr_t)m + 4 * ps);   /* closed page */
-    tnbc_guard_pretouch_probe((uintptr_t)m + 2 * ps, (uintptr_t)m + 4 * ps); /* unmapped */
-    assert_int_equal(prot_at(m + ps), PROT_NONE);
-    assert_int_equal(FAULTS(rd(m + ps)), 1);   /* not a probe: the program's handler's */
-    assert_int_equal(prev_calls, 1);
-    assert_ptr_equal(prev_addr, m + ps);
-    munmap(m, 3 * ps);
 }
 
 /* Sub-messages whose footprints interleave (derived receive types: a
@@ -1245,7 +1216,6 @@ int main(void)
         T(test_wait_neighbours),
         T(test_open_sub),
         T(test_open_sub_interleaved),
-        T(test_pretouch),
         T(test_landed_at_arm),
         T(test_send_side_readonly),
         T(test_overlapping_guard_refused),
