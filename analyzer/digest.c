@@ -59,20 +59,34 @@ static int digest_sizes(struct an_call *c, const struct an_sub *subs, int n)
     return 0;
 }
 
+/* Whether member m of the call's communicator shares the call's rank's
+ * node: on the --platform by its placement (members in blocks of ppn, when
+ * the communicator is the platform's size), else by the traced hosts. */
+static int same_node(const struct an_trace *t, const struct an_site *s, const struct an_call *c,
+                     int m)
+{
+    const struct an_platform *p = t->platform;
+    if (p)
+        return (long)c->comm_size == (long)p->nodes * p->ppn && m / p->ppn == c->comm_rank / p->ppn;
+    int w = m < s->nworld ? s->world[m] : -1;
+    const char *mine = t->ranks[c->rank].host, *theirs = w >= 0 ? t->ranks[w].host : NULL;
+    return mine && theirs && strcmp(mine, theirs) == 0;
+}
+
 /* All members known, on one host, whose machine runs more of the job's
  * ranks than it has CPUs (the trace's run rows): the share is 1 there, as
  * under tnbc auto (crowding.h). */
 static void site_crowded(const struct an_trace *t, struct an_site *s)
 {
     s->crowded[0] = 0;
-    if (!t->crowded_rule || s->nworld < 1 || s->world[0] < 0)
+    if (!t->crowded_rule || s->ncalls < 1)
         return;
-    const struct an_rank *first = &t->ranks[s->world[0]];
-    for (int m = 1; m < s->nworld; m++)
-        if (s->world[m] < 0 || !first->host || !t->ranks[s->world[m]].host ||
-            strcmp(t->ranks[s->world[m]].host, first->host) != 0)
+    const struct an_call *c = &s->calls[0];
+    for (int m = 0; m < s->nworld; m++)
+        if (!same_node(t, s, c, m))
             return;
-    const struct crowding machine = { first->machine_ranks, first->machine_cpus };
+    const struct an_rank *r = &t->ranks[c->rank];
+    const struct crowding machine = { r->machine_ranks, r->machine_cpus };
     if (machine.ranks > 0 && machine.cpus > 0 && crowding_crowded(&machine))
         crowding_why(s->crowded, sizeof s->crowded, s->nworld, &machine, "--comm-cpu-share");
 }
@@ -94,20 +108,6 @@ int an_site_world(const struct an_trace *t, struct an_site *s)
             s->world[s->calls[i].comm_rank] = s->calls[i].rank;
     site_crowded(t, s);
     return 0;
-}
-
-/* Whether member m of the call's communicator shares the call's rank's
- * node: on the --platform by its placement (members in blocks of ppn, when
- * the communicator is the platform's size), else by the traced hosts. */
-static int same_node(const struct an_trace *t, const struct an_site *s, const struct an_call *c,
-                     int m)
-{
-    const struct an_platform *p = t->platform;
-    if (p)
-        return (long)c->comm_size == (long)p->nodes * p->ppn && m / p->ppn == c->comm_rank / p->ppn;
-    int w = m < s->nworld ? s->world[m] : -1;
-    const char *mine = t->ranks[c->rank].host, *theirs = w >= 0 ? t->ranks[w].host : NULL;
-    return mine && theirs && strcmp(mine, theirs) == 0;
 }
 
 /* Per-source data from members on this rank's node arrives by a memory

@@ -235,7 +235,6 @@ static int open_mapped_pages(uintptr_t a, uintptr_t b)
     return 0;
 }
 
-/* Opens [a, b) of the guard under its lock. 0, or -1 (see open_whole). */
 /* GUARD_PRETOUCH: [a, b) was just opened under the guard's lock, and
  * nothing else changes its protection while the lock is held (guards never
  * overlap, and the program's own mprotect releases the guard first). Not
@@ -247,6 +246,7 @@ static void pretouch(uintptr_t a, uintptr_t b)
         (void)*(volatile const char *)p;
 }
 
+/* Opens [a, b) of the guard under its lock. 0, or -1 (see open_whole). */
 static int open_range(struct tnbc_guard *g, uintptr_t a, uintptr_t b)
 {
     if (!clip(g, &a, &b))
