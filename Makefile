@@ -35,11 +35,11 @@ deps:
 
 # check: every suite, each bounded in time, one summary line at the end.
 check: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(SUBMAKE_J) all
 	@scripts/check-all $(CHECK_SUITES)
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(SUBMAKE_J) all
 	@scripts/bench-all $(BENCH_SUITES)
 
 # install: the conventional layout under $(DESTDIR)$(PREFIX); the installed
@@ -62,6 +62,6 @@ $(BUILD)/%.o: %.c
 demo: deps
 	@mkdir -p $(BUILD)
 	@echo "[demo] building (log: $(BUILD)/demo-build.log)"
-	@$(MAKE) --no-print-directory all > $(BUILD)/demo-build.log 2>&1 || \
+	@$(MAKE) --no-print-directory $(SUBMAKE_J) all > $(BUILD)/demo-build.log 2>&1 || \
 		{ tail -n 30 $(BUILD)/demo-build.log; exit 1; }
 	@BUILD=$(BUILD) scripts/demo.sh

@@ -88,5 +88,5 @@ $(BUILD)/test/replay/own_symbols: test/replay/own_symbols.c
 # check_lsan preloads the AddressSanitizer build of the library.
 .PHONY: replay-asan-lib
 replay-asan-lib:
-	@$(MAKE) --no-print-directory SAN=asan BUILD=build-asan build-asan/lib/libtnbc-replay.so > /dev/null
+	@$(MAKE) --no-print-directory $(SUBMAKE_J) SAN=asan BUILD=build-asan build-asan/lib/libtnbc-replay.so > /dev/null
 check-replay: replay-asan-lib

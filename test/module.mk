@@ -36,13 +36,13 @@ CHECK_SUITES += replay
 CHECK_SUITES += auto
 .PHONY: check-auto
 check-auto: $(REPLAY_TEST_PROGS) $(REPLAY_LIB) $(ANALYZER_BIN)
-	@$(MAKE) --no-print-directory SAN=asan BUILD=build-asan build-asan/lib/libtnbc-replay.so > /dev/null
+	@$(MAKE) --no-print-directory $(SUBMAKE_J) SAN=asan BUILD=build-asan build-asan/lib/libtnbc-replay.so > /dev/null
 	@BUILD=$(BUILD) BUILD_ASAN=build-asan test/auto.sh
 
 .PHONY: check-replay
 check-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN) $(BUILD)/bench/bcastread
-	@$(MAKE) --no-print-directory SAN=tsan BUILD=build-tsan build-tsan/lib/libtnbc-replay.so > /dev/null
-	@$(MAKE) --no-print-directory SAN=asan BUILD=build-asan build-asan/lib/libtnbc-replay.so > /dev/null
+	@$(MAKE) --no-print-directory $(SUBMAKE_J) SAN=tsan BUILD=build-tsan build-tsan/lib/libtnbc-replay.so > /dev/null
+	@$(MAKE) --no-print-directory $(SUBMAKE_J) SAN=asan BUILD=build-asan build-asan/lib/libtnbc-replay.so > /dev/null
 	@BUILD=$(BUILD) BUILD_TSAN=build-tsan BUILD_ASAN=build-asan test/replay.sh
 
 CHECK_SUITES += testlib
@@ -82,7 +82,7 @@ CHECK_SUITES += comm
 
 .PHONY: check-comm
 check-comm: $(COMM_TEST_PROGS) $(BUILD)/bench/pencil $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
-	@$(MAKE) --no-print-directory SAN=tsan BUILD=build-tsan build-tsan/lib/libtnbc-replay.so > /dev/null
+	@$(MAKE) --no-print-directory $(SUBMAKE_J) SAN=tsan BUILD=build-tsan build-tsan/lib/libtnbc-replay.so > /dev/null
 	@BUILD=$(BUILD) BUILD_TSAN=build-tsan test/comm.sh
 
 # Torture suite (test/torture.sh): legal programs doing unusual things with
@@ -121,7 +121,7 @@ check-trace-mpich check-replay-mpich check-analyzer-mpich: check-%-mpich:
 	    echo "  skip $*-mpich: MPICH is not installed (Debian: mpich, libmpich-dev)"; \
 	    echo "$*-mpich: 0 passed, 0 failed, 1 skipped"; \
 	else \
-	    $(MAKE) --no-print-directory MPI=mpich mpich-deps-$* && \
+	    $(MAKE) --no-print-directory $(SUBMAKE_J) MPI=mpich mpich-deps-$* && \
 	    BUILD=build-mpich T_MPI=mpich T_SUITE=$*-mpich $(MPICH_SUITE_$*); \
 	fi
 
