@@ -137,12 +137,15 @@ printf '%s\n' "$@"
 EOF
 chmod +x "$W/fake/mpiexec"
 hydra() {
-    local out; out=$(cd "$W" && "$TNBC" run -p run.db -- "$W/fake/mpiexec" -n 2 ./app) || return 1
+    local out; out=$(cd "$W" && TNBC_FOO=bar "$TNBC" run -p run.db -- "$W/fake/mpiexec" -n 2 ./app) || return 1
     # run.db as the profile: only its path matters here.
     local args; args=$(paste -sd' ' <<<"$out")
     [[ " $args " == *" -genv LD_PRELOAD $ROOT/$B/lib/libtnbc-replay.so "* &&
        " $args " == *" -genv TNBC_PROFILE $W/run.db "* &&
        " $args " == *" -n 2 ./app "* ]] || { echo "got: $args"; return 1; }
+    # The caller's exported TNBC_* travel; the script's own variables not.
+    [[ " $args " == *" -genv TNBC_FOO bar "* ]] || { echo "exported TNBC_FOO not passed on: $args"; return 1; }
+    [[ " $args " != *" TNBC_LAYOUT "* ]] || { echo "tnbc's own TNBC_LAYOUT passed on: $args"; return 1; }
     [[ " $args " != *" -x "* ]] || { echo "Open MPI's -x given to Hydra: $args"; return 1; }
 }
 t_run "launch: MPICH's mpiexec gets -genv NAME VALUE" hydra
