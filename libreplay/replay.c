@@ -23,11 +23,16 @@
  *
  * Programs that ask for MPI_THREAD_MULTIPLE: the runtime's per-call state
  * (site table, summary, buffer pool, progress submissions) has one user,
- * the first thread that makes a collective call (its owner). A collective
- * from any other thread stops this rank's machinery for good (said once
- * per rank): that call and every later one on the rank take part in the
- * agreement where the others hold one, vote no (auto: send a key no site
- * has), and run blocking, touching only their communicator's own state,
+ * the first thread that makes a collective call (its owner). When the
+ * owner thread exits, the next thread to make a collective call becomes
+ * the owner: with the owner gone, no two threads' calls can be in flight
+ * at once, as with one thread (a program that hands its collectives from
+ * thread to thread, each joined before the next starts). A collective
+ * from any other thread while the owner lives stops this rank's
+ * machinery for good (said once per rank): that call and every later one
+ * on the rank take part in the agreement where the others hold one, vote
+ * no (auto: send a key no site has), and run blocking, touching only
+ * their communicator's own state,
  * which no two threads use at once (MPI forbids concurrent collectives on
  * one communicator). No lock is held across an agreement, so two ranks
  * whose threads reach their collectives in different orders cannot
@@ -700,6 +705,33 @@ static int after_agreement(const struct tnbc_args *a, struct nbop *op, int all,
 
 static atomic_int owner_claimed;    /* a thread owns the runtime's state */
 static _Thread_local int is_owner;
+/* Its destructor runs when the owner thread exits (pthread_exit or a
+ * return from its start routine; the main thread never hands over). */
+static pthread_key_t owner_key;
+static int owner_key_ok;
+static pthread_once_t owner_key_once = PTHREAD_ONCE_INIT;
+
+/* The owner thread is exiting: the next caller may take over. Its last
+ * writes to the runtime's state happen before this release; the next
+ * owner's claim (an acquiring compare-exchange) sees them. */
+static void owner_exits(void *unused)
+{
+    (void)unused;
+    is_owner = 0;
+    atomic_store_explicit(&owner_claimed, 0, memory_order_release);
+}
+
+static void owner_key_make(void) { owner_key_ok = pthread_key_create(&owner_key, owner_exits) == 0; }
+
+/* This thread claimed the runtime: have its exit hand it back. Where the
+ * key cannot be made or set, it is never handed back (the rule as before). */
+static void owner_claimed_by_me(void)
+{
+    is_owner = 1;
+    pthread_once(&owner_key_once, owner_key_make);
+    if (owner_key_ok)
+        (void)pthread_setspecific(owner_key, &owner_key);
+}
 static atomic_int stopped;          /* a second thread called a collective */
 /* Calls after the stop that a site row would have counted (the gate let
  * them past), per operation: the site table is the owner's, so they are
@@ -708,8 +740,9 @@ static atomic_llong stopped_calls[TNBC_OP_COUNT];
 
 /* 1 when this thread's collective may use the runtime's shared state: in
  * a program that did not ask for MPI_THREAD_MULTIPLE always (it calls MPI
- * from one thread at a time), else only from the owner, before any other
- * thread has called a collective. */
+ * from one thread at a time), else only from the owner (the first
+ * caller, or the first after the owner thread exited), as long as no other
+ * thread has called a collective while the owner lived. */
 static int owner_may_run(void)
 {
     if (!R.multiple)
@@ -717,7 +750,7 @@ static int owner_may_run(void)
     if (!is_owner) {
         int none = 0;
         if (atomic_compare_exchange_strong(&owner_claimed, &none, 1))
-            is_owner = 1;
+            owner_claimed_by_me();
         else if (!atomic_exchange(&stopped, 1) && R.on)
             tnbc_warn("a second thread calls collectives (the program asked for MPI_THREAD_MULTIPLE); "
                       "this rank runs every collective blocking from now on");

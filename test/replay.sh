@@ -470,7 +470,8 @@ check_no_cost_when_off() {
 
 t_run "no cost when off: thread level and no progress thread (all-off profile)" check_no_cost_when_off
 # A program that asks for MPI_THREAD_MULTIPLE and calls collectives from
-# one thread (a second thread exchanging point to point at the same time):
+# one thread (a second thread exchanging point to point at the same time),
+# or from one thread after another (each joined before the next starts):
 # its calls go early, every one of them, with the same results as plain.
 # When the second thread calls collectives too (MPI_Allreduce on its own
 # communicator while the main thread's alltoalls run), each rank stops its
@@ -482,6 +483,11 @@ t_run "no cost when off: thread level and no progress thread (all-off profile)" 
 check_thread_multiple() {
     pipeline mt 2 force "$P/replay/thread_level" 24 - multiple || return 1
     all_early mt alltoall 2 24 || return 1
+    # Collectives handed from thread to thread, each thread joined before
+    # the next starts: the owner's exit hands the runtime on, and every
+    # call goes early (before, the second thread stopped the rank).
+    pipeline mtr 2 force "$P/replay/thread_level" 24 - relay || return 1
+    all_early mtr alltoall 2 24 || return 1
     local r want; want=$(t_mpirun 2 "$P/replay/thread_level" 24 - second) || return 1
     local got; got=$($TNBC run -p "$W/mt.on.profile" --summary "$W/mt2.summary.d" -- \
         timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" "$P/replay/thread_level" 24 - second 2> "$W/mt2.err") ||
@@ -516,7 +522,7 @@ check_thread_multiple_tsan() {
     local tsan want; tsan=$(gcc -print-file-name=libtsan.so)
     [[ -f "$tsan" && -f "$BUILD_TSAN/lib/libtnbc-replay.so" ]] || { echo "no TSan build"; return 1; }
     local mode
-    for mode in multiple second; do
+    for mode in multiple second relay; do
         want=$(t_mpirun 2 "$P/replay/thread_level" 24 - "$mode") || return 1
         t_mpirun 2 -x LD_PRELOAD="$tsan:$PWD/$BUILD_TSAN/lib/libtnbc-replay.so" -x TNBC_PROFILE="$W/mt.on.profile" \
             -x TSAN_OPTIONS="halt_on_error=0 report_signal_unsafe=1 history_size=7 symbolize=0 suppressions=$PWD/test/replay/tsan.supp" \

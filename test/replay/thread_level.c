@@ -10,8 +10,10 @@
  * duplicate of MPI_COMM_WORLD, an even number of ranks) while the main
  * thread runs the loop; "second": that thread also calls MPI_Allreduce
  * on its communicator every 8th exchange (collectives from two threads at
- * once). Its results go into the checksum.
- * Usage: thread_level ITERATIONS [report|-] [multiple|second] */
+ * once). Its results go into the checksum. "relay": MPI_THREAD_MULTIPLE,
+ * and each iteration's exchange runs in a thread of its own, started and
+ * joined by the main thread (collectives handed from thread to thread).
+ * Usage: thread_level ITERATIONS [report|-] [multiple|second|relay] */
 #include <dirent.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -74,13 +76,29 @@ static void *side_thread(void *arg)
     return NULL;
 }
 
+/* One iteration: fill, exchange, read the blocks backwards. */
+struct iteration { int *sb, *rb, rank, size, it; long long sum; };
+
+static void *iterate(void *arg)
+{
+    struct iteration *t = arg;
+    for (long i = 0; i < (long)t->size * BLOCK_INTS; i++)
+        t->sb[i] = (int)(t->rank * 1000003L + t->it * 7919L + i);
+    MPI_Alltoall(t->sb, BLOCK_INTS, MPI_INT, t->rb, BLOCK_INTS, MPI_INT, MPI_COMM_WORLD);
+    for (int k = t->size - 1; k >= 0; k--)
+        for (long i = 0; i < BLOCK_INTS; i++)
+            t->sum += t->rb[(long)k * BLOCK_INTS + i] % 977;
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     int provided = -1, rank, size, iters = argc > 1 ? atoi(argv[1]) : 4;
     int report = argc > 2 && strcmp(argv[2], "report") == 0;
     const char *mode = argc > 3 ? argv[3] : "";
     int multiple = !strcmp(mode, "multiple") || !strcmp(mode, "second");
-    MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
+    int relay = !strcmp(mode, "relay");
+    MPI_Init_thread(&argc, &argv, multiple || relay ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     struct side sd = { MPI_COMM_NULL, rank, !strcmp(mode, "second"), 0 };
@@ -97,15 +115,19 @@ int main(int argc, char **argv)
     int *rb = malloc((size_t)size * BLOCK_INTS * sizeof *rb);
     if (!sb || !rb)
         MPI_Abort(MPI_COMM_WORLD, 1);
-    long long sum = 0;
-    for (int it = 0; it < iters; it++) {
-        for (long i = 0; i < (long)size * BLOCK_INTS; i++)
-            sb[i] = (int)(rank * 1000003L + it * 7919L + i);
-        MPI_Alltoall(sb, BLOCK_INTS, MPI_INT, rb, BLOCK_INTS, MPI_INT, MPI_COMM_WORLD);
-        for (int k = size - 1; k >= 0; k--)          /* read the blocks backwards */
-            for (long i = 0; i < BLOCK_INTS; i++)
-                sum += rb[(long)k * BLOCK_INTS + i] % 977;
+    if (relay && provided < MPI_THREAD_MULTIPLE) {
+        fprintf(stderr, "thread_level: needs MPI_THREAD_MULTIPLE\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    struct iteration t = { sb, rb, rank, size, 0, 0 };
+    for (t.it = 0; t.it < iters; t.it++) {
+        pthread_t worker;
+        if (!relay)
+            iterate(&t);
+        else if (pthread_create(&worker, NULL, iterate, &t) != 0 || pthread_join(worker, NULL) != 0)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    long long sum = t.sum;
     if (multiple) {
         pthread_join(side, NULL);
         sum += sd.sum;
