@@ -68,9 +68,10 @@ export OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_MCA_btl OMPI_MCA_oob_tcp_if_include
 # No PCI discovery by hwloc in every rank's MPI_Init (it finds the NICs
 # near a process; the suites use shared memory and loopback): it reads
-# pci.ids through a growing realloc, which under ThreadSanitizer's
-# allocator, whose frees give shadow memory back with madvise, took a
-# 4-rank MPI hello 57 s instead of 7 on the 2-core test VM.
+# pci.ids through a growing realloc, which under the sanitizers'
+# allocators, whose frees give shadow memory back with madvise, took a
+# 4-rank TSan MPI hello 57 s instead of 7 and a 3-rank ASan one 37 s
+# instead of 1.9 on the 2-core test VM (a CI run beside them).
 : "${HWLOC_COMPONENTS:=-pci}"
 export HWLOC_COMPONENTS
 
