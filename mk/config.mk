@@ -32,9 +32,9 @@ quiet_label = $(if $(filter %.o,$@),CC,LD)
 # MPICH builds its suites need) use every CPU unless the caller chose a -j:
 # on a fresh clone of the 2-core test VM, `all` took 88 s serial and 53 s
 # with -j2, the ASan library 27 s and 14 s. (Recursive `=`: MAKEFLAGS holds
-# the caller's -j only once the recipes run.)
-NPROC    := $(shell nproc 2>/dev/null || echo 1)
-SUBMAKE_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+# the caller's -j only once the recipes run, and nproc runs only for a
+# recipe that uses it, not at every make's start.)
+SUBMAKE_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
 
 CC       = $(call quiet_as,$(quiet_label)) gcc
 MPICC    = $(call quiet_as,$(quiet_label)) mpicc$(MPI_SUFFIX)
