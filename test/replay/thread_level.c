@@ -101,13 +101,14 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, multiple || relay ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if ((multiple || relay) && (provided < MPI_THREAD_MULTIPLE || (multiple && size % 2))) {
+        fprintf(stderr, "thread_level: needs MPI_THREAD_MULTIPLE%s\n",
+                multiple ? " and an even number of ranks" : "");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     struct side sd = { MPI_COMM_NULL, rank, !strcmp(mode, "second"), 0 };
     pthread_t side;
     if (multiple) {
-        if (provided < MPI_THREAD_MULTIPLE || size % 2) {
-            fprintf(stderr, "thread_level: needs MPI_THREAD_MULTIPLE and an even number of ranks\n");
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
         MPI_Comm_dup(MPI_COMM_WORLD, &sd.comm);
         pthread_create(&side, NULL, side_thread, &sd);
     }
@@ -115,10 +116,6 @@ int main(int argc, char **argv)
     int *rb = malloc((size_t)size * BLOCK_INTS * sizeof *rb);
     if (!sb || !rb)
         MPI_Abort(MPI_COMM_WORLD, 1);
-    if (relay && provided < MPI_THREAD_MULTIPLE) {
-        fprintf(stderr, "thread_level: needs MPI_THREAD_MULTIPLE\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
     struct iteration t = { sb, rb, rank, size, 0, 0 };
     for (t.it = 0; t.it < iters; t.it++) {
         pthread_t worker;
