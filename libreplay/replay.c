@@ -22,13 +22,14 @@
  * first call that goes early.
  *
  * Programs that ask for MPI_THREAD_MULTIPLE: the runtime's per-call state
- * (site table, summary, buffer pool, progress submissions) has one user,
- * the first thread that makes a collective call (its owner). When the
- * owner thread exits, the next thread to make a collective call becomes
- * the owner: with the owner gone, no two threads' calls can be in flight
- * at once, as with one thread (a program that hands its collectives from
- * thread to thread, each joined before the next starts). A collective
- * from any other thread while the owner lives stops this rank's
+ * (site table, summary, buffer pool, progress submissions) is used by one
+ * thread at a time, the one whose collective holds the token (taken at
+ * the call's start, given back at its end, never waited for). Threads may
+ * take turns: main, then a worker while main waits for it, then main
+ * again (an OpenMP `single`, a program that hands its exchange to a
+ * fresh thread), and every call may go early; an early call's data may
+ * be read by any thread (the guard is the process's). A collective that
+ * finds the token taken overlaps another thread's: that stops this rank's
  * machinery for good (said once per rank): that call and every later one
  * on the rank take part in the agreement where the others hold one, vote
  * no (auto: send a key no site has), and run blocking, touching only
@@ -123,7 +124,7 @@ static struct {
     int loaded;            /* the profile was read (before MPI_Init_thread) */
     int wants_on;          /* it turns on a site of a module loaded here */
     int user_level;        /* the thread level the program asked for */
-    int multiple;          /* it asked for MPI_THREAD_MULTIPLE: owner rule */
+    int multiple;          /* it asked for MPI_THREAD_MULTIPLE: the token */
     char prof_err[TNBC_PROFILE_ERRLEN];
     char identity[TNBC_PROFILE_ERRLEN + 256]; /* why the profile's sites are off, or "" */
     struct tnbc_profile *prof;
@@ -209,7 +210,7 @@ static void drain(void);
 /* Every rank must take part in the agreement or none: one MPI_Allreduce
  * over what each rank's profile asks for (a rank may not have loaded the
  * module of a site) and whether it could set itself up. A program that
- * asked for MPI_THREAD_MULTIPLE runs under the owner rule (top of file).
+ * asked for MPI_THREAD_MULTIPLE passes a token between its threads (top of file).
  * Returns 1 when the machinery runs on every rank. */
 static int all_ranks_on(int provided)
 {
@@ -701,67 +702,88 @@ static int after_agreement(const struct tnbc_args *a, struct nbop *op, int all,
     return run_early(op, st, site, a->op, entry, clock, ip_copy);
 }
 
-/* ---- MPI_THREAD_MULTIPLE: the owner rule -------------------------------- */
+/* ---- MPI_THREAD_MULTIPLE: one thread in the runtime at a time --------- */
 
-static atomic_int owner_claimed;    /* a thread owns the runtime's state */
-static _Thread_local int is_owner;
-/* Its destructor runs when the owner thread exits (pthread_exit or a
- * return from its start routine; the main thread never hands over). */
-static pthread_key_t owner_key;
-static int owner_key_ok;
-static pthread_once_t owner_key_once = PTHREAD_ONCE_INIT;
+/* 1 while a thread's collective uses the runtime's shared state (the
+ * token). Taking it is an acquiring compare-exchange and giving it back a
+ * releasing store, so each holder sees everything its predecessor wrote,
+ * whichever threads they are. */
+static atomic_int in_use;
+static atomic_int stopped;          /* two threads' collectives overlapped */
 
-/* The owner thread is exiting: the next caller may take over. Its last
- * writes to the runtime's state happen before this release; the next
- * owner's claim (an acquiring compare-exchange) sees them. */
-static void owner_exits(void *unused)
-{
-    (void)unused;
-    is_owner = 0;
-    atomic_store_explicit(&owner_claimed, 0, memory_order_release);
-}
-
-static void owner_key_make(void) { owner_key_ok = pthread_key_create(&owner_key, owner_exits) == 0; }
-
-/* This thread claimed the runtime: have its exit hand it back. Where the
- * key cannot be made or set, it is never handed back (the rule as before). */
-static void owner_claimed_by_me(void)
-{
-    is_owner = 1;
-    pthread_once(&owner_key_once, owner_key_make);
-    if (owner_key_ok)
-        (void)pthread_setspecific(owner_key, &owner_key);
-}
-static atomic_int stopped;          /* a second thread called a collective */
 /* Calls after the stop that a site row would have counted (the gate let
- * them past), per operation: the site table is the owner's, so they are
- * summed here and written as the summary's `(stopped)` rows. */
+ * them past), per operation: the site table is the token holder's, so
+ * they are summed here and written as the summary's `(stopped)` rows. */
 static atomic_llong stopped_calls[TNBC_OP_COUNT];
 
-/* 1 when this thread's collective may use the runtime's shared state: in
- * a program that did not ask for MPI_THREAD_MULTIPLE always (it calls MPI
- * from one thread at a time), else only from the owner (the first
- * caller, or the first after the owner thread exited), as long as no other
- * thread has called a collective while the owner lived. */
-static int owner_may_run(void)
+#ifdef TNBC_TEST_HOOKS
+/* Sanitizer builds only: TNBC_TEST_HOLD_CONTENDED=1 makes a holder keep
+ * the token at the end of its call until another thread has found it
+ * taken (at most 20 s), so that a test can make two threads' collectives
+ * overlap for certain rather than by chance. */
+static atomic_int contended;
+
+static void hold_until_contended(void)
+{
+    static int hold = -1;
+    if (hold < 0)
+        hold = (int)tnbc_env_long("TNBC_TEST_HOLD_CONTENDED", 0, 0, 1);
+    for (int ms = 0; hold && ms < 20000 && !atomic_load(&contended); ms++) {
+        struct timespec t = { 0, 1000000 };
+        nanosleep(&t, NULL);
+    }
+}
+#endif
+
+/* 1 when this thread's collective may use the runtime's shared state,
+ * and then it holds the token until runtime_leave: always in a program
+ * that did not ask for MPI_THREAD_MULTIPLE (it calls MPI from one thread
+ * at a time: no token), else when no other thread's collective is using
+ * it right now and the rank has not stopped. A collective that finds the
+ * token taken overlaps another thread's: the rank stops for good (said
+ * once), and this call and every later one run as stopped_call. Nobody
+ * ever waits for the token, so no lock is held across an agreement. */
+static int runtime_enter(void)
 {
     if (!R.multiple)
         return 1;
-    if (!is_owner) {
-        int none = 0;
-        if (atomic_compare_exchange_strong(&owner_claimed, &none, 1))
-            owner_claimed_by_me();
-        else if (!atomic_exchange(&stopped, 1) && R.on)
-            tnbc_warn("a second thread calls collectives (the program asked for MPI_THREAD_MULTIPLE); "
+    int none = 0;
+    if (!atomic_compare_exchange_strong_explicit(&in_use, &none, 1, memory_order_acquire,
+                                                 memory_order_relaxed)) {
+#ifdef TNBC_TEST_HOOKS
+        atomic_store(&contended, 1);
+#endif
+        if (!atomic_exchange(&stopped, 1) && R.on)
+            tnbc_warn("collectives from two threads at once (the program asked for MPI_THREAD_MULTIPLE); "
                       "this rank runs every collective blocking from now on");
+        return 0;
     }
-    return !atomic_load(&stopped);
+    if (!atomic_load(&stopped))
+        return 1;
+    atomic_store_explicit(&in_use, 0, memory_order_release);
+    return 0;
 }
 
-/* 1 when this thread may use the shared state outside a collective
- * (completions, records): the owner, or any thread of a program that
- * calls MPI from one thread at a time. */
-static int shared_state_mine(void) { return !R.multiple || is_owner; }
+static void runtime_leave(void)
+{
+    if (!R.multiple)
+        return;
+#ifdef TNBC_TEST_HOOKS
+    hold_until_contended();
+#endif
+    atomic_store_explicit(&in_use, 0, memory_order_release);
+}
+
+/* Outside a collective (completions, records): whether the token could be
+ * taken for a moment, without stopping anything when it could not (the
+ * holder's next call, or MPI_Finalize, then does the work). Give it back
+ * with runtime_leave. */
+static int runtime_try_enter(void)
+{
+    int none = 0;
+    return !R.multiple || atomic_compare_exchange_strong_explicit(&in_use, &none, 1, memory_order_acquire,
+                                                                  memory_order_relaxed);
+}
 
 /* Whether a call takes part in the ranks' agreement, decided from what
  * every member passes alike, so that all members answer the same: a
@@ -867,7 +889,7 @@ static int auto_on_call(const struct tnbc_args *a, struct auto_site *au, enum au
 static int ranks_differ(const struct tnbc_args *a, struct site_stats *st, const struct tnbc_site *site)
 {
     warn_blocking(st, site, a->op, "the ranks call it from different sites, or are at different steps of learning it, "
-                                   "or one of them stopped (a second thread called collectives)");
+                                   "or one of them stopped (two threads' collectives overlapped)");
     return blocking(a, st, FB_RANKS_DIFFER);
 }
 
@@ -987,10 +1009,11 @@ static int auto_collective(const struct tnbc_args *a, void *caller)
  * sends it makes the others' agreement say that the members differ. */
 #define AGREE_KEY_STOPPED (-1)
 
-/* A collective on a rank whose machinery stopped (owner rule): it takes
- * part in the agreement exactly where the others hold one, votes no, and
- * runs blocking; it touches only the communicator's own state. Counted per
- * operation, not per site (the site table is the owner's). */
+/* A collective on a rank whose machinery stopped (two threads' calls
+ * overlapped): it takes part in the agreement exactly where the others
+ * hold one, votes no, and runs blocking; it touches only the
+ * communicator's own state. Counted per operation, not per site (the site
+ * table is the token holder's). */
 static int stopped_call(const struct tnbc_args *a)
 {
     const char *why;
@@ -1014,7 +1037,8 @@ static int stopped_call(const struct tnbc_args *a)
     return blocking(a, NULL, FB_COUNT);
 }
 
-int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
+/* A collective with the token held (runtime_enter). */
+static int collective(const struct tnbc_args *a, void *caller)
 {
     const struct tnbc_profile_site *ps = NULL;
     const char *why = NULL;
@@ -1023,8 +1047,6 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     struct tnbc_args ip_args;
     void *ip_copy = NULL;     /* an in-place call's send data, until it returns */
 
-    if ((R.on || R.passive) && !owner_may_run())
-        return R.on ? stopped_call(a) : blocking(a, NULL, FB_COUNT);
     if (R.passive) {
         const struct tnbc_site *site = tnbc_site_on(caller, a->comm);
         const struct tnbc_profile_site *off = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op));
@@ -1059,6 +1081,17 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
     return after_agreement(a, op, all, cp, st, site, ps, why, fb, entry, clock, ip_copy);
 }
 
+int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
+{
+    if (!R.on && !R.passive)
+        return blocking(a, NULL, FB_COUNT);
+    if (!runtime_enter())
+        return R.on ? stopped_call(a) : blocking(a, NULL, FB_COUNT);
+    int rc = collective(a, caller);
+    runtime_leave();
+    return rc;
+}
+
 /* Completes every call in flight and records it. Calls on a communicator
  * being freed may be anywhere in the progress thread's queue; the others
  * complete too (their peers' progress threads need nothing of this one's
@@ -1066,8 +1099,10 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
 static void drain(void)
 {
     progress_quiesce();
-    if (shared_state_mine())
-        reap();          /* else the owner's next call, or MPI_Finalize, records them */
+    if (runtime_try_enter()) {
+        reap();          /* else the holder's next call, or MPI_Finalize, records them */
+        runtime_leave();
+    }
 }
 
 void tnbc_mode_quiesce(MPI_Comm *comm)

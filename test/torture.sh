@@ -134,7 +134,7 @@ declare -A expect=(
     [type_freed]=early [maxmin_float]="blocking:floating-point;analyzed:allreduce: off: datatype and op rule out an early return in [0-9]+ calls?"
     [mprotect_table]=early [shared_map]="blocking:shared mapping;analyzed:: off: the receive buffer is memory tnbc cannot guard" [fork_child]=early
     [sigalrm_reader]=early [allgather_overlap]="blocking:overlaps" [blocked_reader]=early
-    [sigset_handler]=early [efault]=early [threads_comms]="trace-calls:48;said:tnbc\[0\]: a second thread calls collectives" [hybrid_team]=early [thread_level]=early
+    [sigset_handler]=early [efault]=early [threads_comms]="trace-calls:48;said:tnbc\[0\]: collectives from two threads at once" [hybrid_team]=early [thread_level]=early
     [remap]=early [two_pending]=early [static_buf]=early
     [mrecv_pending]=early [alltoallw_pending]=early [file_iwrite]=early
     [p2p_pending]=early [put_pending]=early [pack_pending]=early

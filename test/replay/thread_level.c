@@ -13,7 +13,10 @@
  * once). Its results go into the checksum. "relay": MPI_THREAD_MULTIPLE,
  * and each iteration's exchange runs in a thread of its own, started and
  * joined by the main thread (collectives handed from thread to thread).
- * Usage: thread_level ITERATIONS [report|-] [multiple|second|relay] */
+ * "turns": MPI_THREAD_MULTIPLE, the main thread runs the even iterations
+ * and a fresh thread each odd one while main waits for it (threads take
+ * turns, main stays alive, as under an OpenMP `single`).
+ * Usage: thread_level ITERATIONS [report|-] [multiple|second|relay|turns] */
 #include <dirent.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -97,11 +100,11 @@ int main(int argc, char **argv)
     int report = argc > 2 && strcmp(argv[2], "report") == 0;
     const char *mode = argc > 3 ? argv[3] : "";
     int multiple = !strcmp(mode, "multiple") || !strcmp(mode, "second");
-    int relay = !strcmp(mode, "relay");
-    MPI_Init_thread(&argc, &argv, multiple || relay ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
+    int relay = !strcmp(mode, "relay"), turns = !strcmp(mode, "turns");
+    MPI_Init_thread(&argc, &argv, multiple || relay || turns ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if ((multiple || relay) && (provided < MPI_THREAD_MULTIPLE || (multiple && size % 2))) {
+    if ((multiple || relay || turns) && (provided < MPI_THREAD_MULTIPLE || (multiple && size % 2))) {
         fprintf(stderr, "thread_level: needs MPI_THREAD_MULTIPLE%s\n",
                 multiple ? " and an even number of ranks" : "");
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -119,7 +122,7 @@ int main(int argc, char **argv)
     struct iteration t = { sb, rb, rank, size, 0, 0 };
     for (t.it = 0; t.it < iters; t.it++) {
         pthread_t worker;
-        if (!relay)
+        if (!relay && !(turns && t.it % 2))
             iterate(&t);
         else if (pthread_create(&worker, NULL, iterate, &t) != 0 || pthread_join(worker, NULL) != 0)
             MPI_Abort(MPI_COMM_WORLD, 1);

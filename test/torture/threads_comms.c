@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* Case 10: MPI_THREAD_MULTIPLE, two threads running collectives at the
- * same time on two duplicated communicators. */
+ * same time on two duplicated communicators (they start together, past a
+ * barrier, and each makes 90 calls back to back, so their calls overlap). */
 #include "tt.h"
 #include <pthread.h>
 
 #define N 4096
 static MPI_Comm comm[2];
 static uint64_t h[2][30];
+static pthread_barrier_t start;
 
 static void *worker(void *arg)
 {
     int w = (int)(intptr_t)arg;
     int *s = malloc(N * sizeof *s), *r = malloc(N * sizeof *r);
     int per = N / tt_size;
+    pthread_barrier_wait(&start);
     for (int it = 0; it < 30; it++) {
         for (int i = 0; i < N; i++)
             s[i] = tt_rank * 1000 + w * 100 + it + i;
@@ -33,6 +36,7 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm[0]);
     MPI_Comm_dup(MPI_COMM_WORLD, &comm[1]);
     pthread_t t[2];
+    pthread_barrier_init(&start, NULL, 2);
     for (int w = 0; w < 2; w++)
         pthread_create(&t[w], NULL, worker, (void *)(intptr_t)w);
     for (int w = 0; w < 2; w++)
