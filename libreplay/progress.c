@@ -96,7 +96,14 @@ static int post(struct nbop *op, int i)
 /* Receives are all posted at once (posting costs no bandwidth); sends and
  * chunks start in priority order, `window` at a time. Chunk collectives of
  * different calls must start in the same order on every rank: only the
- * oldest call with chunks left may start one (*chunk_gate). */
+ * oldest call with chunks left may start one (*chunk_gate). The gate spans
+ * communicators, which is safe because every call in flight passed the
+ * ranks' agreement on its communicator: a rank's two calls on c1 and c2
+ * cannot be in flight in opposite orders on two members of both (c1 done
+ * agreeing on r needs s to have entered c1, so s cannot have finished
+ * agreeing on c2 before r entered c2), also when different threads make
+ * them (replay.c, the token). Without a per-call agreement the gate would
+ * have to be per communicator, or two ranks could wait on each other. */
 static int start_steps(struct nbop *op, int *chunk_gate)
 {
     int started = 0, busy = 0, has_chunks = 0, gated_left = 0;
