@@ -735,6 +735,15 @@ static void hold_until_contended(void)
 }
 #endif
 
+static int token_take(void)
+{
+    int none = 0;
+    return atomic_compare_exchange_strong_explicit(&in_use, &none, 1, memory_order_acquire,
+                                                   memory_order_relaxed);
+}
+
+static void token_give(void) { atomic_store_explicit(&in_use, 0, memory_order_release); }
+
 /* 1 when this thread's collective may use the runtime's shared state,
  * and then it holds the token until runtime_leave: always in a program
  * that did not ask for MPI_THREAD_MULTIPLE (it calls MPI from one thread
@@ -747,9 +756,7 @@ static int runtime_enter(void)
 {
     if (!R.multiple)
         return 1;
-    int none = 0;
-    if (!atomic_compare_exchange_strong_explicit(&in_use, &none, 1, memory_order_acquire,
-                                                 memory_order_relaxed)) {
+    if (!token_take()) {
 #ifdef TNBC_TEST_HOOKS
         atomic_store(&contended, 1);
 #endif
@@ -760,10 +767,11 @@ static int runtime_enter(void)
     }
     if (!atomic_load(&stopped))
         return 1;
-    atomic_store_explicit(&in_use, 0, memory_order_release);
+    token_give();
     return 0;
 }
 
+/* The end of a collective that runtime_enter let in. */
 static void runtime_leave(void)
 {
     if (!R.multiple)
@@ -771,18 +779,7 @@ static void runtime_leave(void)
 #ifdef TNBC_TEST_HOOKS
     hold_until_contended();
 #endif
-    atomic_store_explicit(&in_use, 0, memory_order_release);
-}
-
-/* Outside a collective (completions, records): whether the token could be
- * taken for a moment, without stopping anything when it could not (the
- * holder's next call, or MPI_Finalize, then does the work). Give it back
- * with runtime_leave. */
-static int runtime_try_enter(void)
-{
-    int none = 0;
-    return !R.multiple || atomic_compare_exchange_strong_explicit(&in_use, &none, 1, memory_order_acquire,
-                                                                  memory_order_relaxed);
+    token_give();
 }
 
 /* Whether a call takes part in the ranks' agreement, decided from what
@@ -1099,9 +1096,14 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
 static void drain(void)
 {
     progress_quiesce();
-    if (runtime_try_enter()) {
-        reap();          /* else the holder's next call, or MPI_Finalize, records them */
-        runtime_leave();
+    /* The token for a moment, never waited for and without stopping the
+     * rank when it is taken: the holder's next call, or MPI_Finalize,
+     * then records them. */
+    if (!R.multiple)
+        reap();
+    else if (token_take()) {
+        reap();
+        token_give();
     }
 }
 

@@ -525,7 +525,8 @@ check_thread_multiple() {
         { echo "auto: a rank said more than once why it stopped"; cat "$W/mt3.err"; return 1; }
 }
 
-# The same two runs under ThreadSanitizer (the profile of the test above).
+# The runs above under ThreadSanitizer (the profile of the test above),
+# and the overlapping one under tnbc auto with the AddressSanitizer build.
 check_thread_multiple_tsan() {
     [[ -f $W/mt.on.profile ]] || { echo "no profile: the test above failed"; return 1; }
     local tsan want; tsan=$(gcc -print-file-name=libtsan.so)
@@ -549,6 +550,21 @@ check_thread_multiple_tsan() {
             [[ $said == $([[ $mode == second ]] && echo 1 || echo 0) ]] ||
                 { echo "$mode: rank $r said $said times that two threads' collectives overlapped"; return 1; }
         done
+    done
+    # The stop under tnbc auto, the calls made to overlap by the same hook
+    # (the AddressSanitizer build has it too): a stopped rank sends a key
+    # no site has, and the other rank follows it into blocking calls.
+    local asan; asan=$(gcc -print-file-name=libasan.so)
+    [[ -f "$asan" && -f "$BUILD_ASAN/lib/libtnbc-replay.so" ]] || { echo "no ASan build"; return 1; }
+    want=$(t_mpirun 2 "$P/replay/thread_level" 24 - second) || return 1
+    t_mpirun 2 -x LD_PRELOAD="$asan:$PWD/$BUILD_ASAN/lib/libtnbc-replay.so" -x TNBC_AUTO=1 \
+        -x TNBC_TEST_HOLD_CONTENDED=1 -x ASAN_OPTIONS=detect_leaks=0 \
+        "$P/replay/thread_level" 24 - second > "$W/mt.auto.asan" 2>&1 || { tail -40 "$W/mt.auto.asan"; return 1; }
+    [[ $(grep checksum "$W/mt.auto.asan") == $(echo "$want" | grep checksum) ]] ||
+        { echo "auto, overlapping collectives: results differ"; tail -40 "$W/mt.auto.asan"; return 1; }
+    for r in 0 1; do
+        said=$(grep -c "^tnbc\[$r\]: collectives from two threads at once" "$W/mt.auto.asan")
+        [[ $said == 1 ]] || { echo "auto: rank $r said $said times that two threads' collectives overlapped"; return 1; }
     done
 }
 
