@@ -5,6 +5,7 @@
  */
 #include "analyzer.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,38 +22,52 @@ static int receives(const struct an_call *c)
     return c->nrecv > 0 && c->recv_bytes > 0;
 }
 
+/* Ops whose receive sizes may differ by rank within one call: their
+ * identity is -1 whenever the sizes differ, with no range. */
+static int sizes_vary_by_rank(const char *op)
+{
+    return is_v_op(op) || strcmp(op, "scatterv") == 0 || strcmp(op, "reduce_scatter") == 0;
+}
+
 /* The receive block's size for the profile identity: bytes per source
  * block (per-source ops), the whole block (single-block ops), -1 where it
- * legitimately varies. Sets *bad to a reason when it varies where it must
- * not. */
-static int64_t identity_bytes(const struct an_site *s, int chunked, int *comm_size,
+ * legitimately varies. An op with one size per call whose size varied
+ * within AN_BLOCK_RANGE_MAX gets -1 and the traced range in ps (the model
+ * takes medians over the calls, so it stands for them); wider, *bad says
+ * why the site is off. */
+static int64_t identity_bytes(const struct an_site *s, int chunked, struct tnbc_profile_site *ps,
                               char *bad, size_t badlen)
 {
-    int64_t bytes = -2;
-    *comm_size = s->ncalls ? s->calls[0].comm_size : 1;
+    int64_t lo = -1, hi = -1;
+    ps->comm_size = s->ncalls ? s->calls[0].comm_size : 1;
     for (int i = 0; i < s->ncalls; i++) {
         const struct an_call *c = &s->calls[i];
-        if (c->comm_size != *comm_size && !bad[0])
+        if (c->comm_size != ps->comm_size && !bad[0])
             snprintf(bad, badlen, "communicator size varies between calls (%d and %d)",
-                     *comm_size, c->comm_size);
+                     ps->comm_size, c->comm_size);
         if (!receives(c))
             continue;
         int64_t b = chunked ? c->recv_bytes : c->block_bytes;
-        if (bytes == -2)
-            bytes = b;
-        else if (b != bytes && bytes != -1) {
-            if (is_v_op(s->op) || strcmp(s->op, "scatterv") == 0 ||
-                strcmp(s->op, "reduce_scatter") == 0) {
-                bytes = -1;
-            } else if (!bad[0]) {
-                snprintf(bad, badlen, "block size varies between calls (%lld B and %lld B)",
-                         (long long)bytes, (long long)b);
-            }
-        }
+        lo = lo < 0 || b < lo ? b : lo;
+        hi = b > hi ? b : hi;
     }
     if (is_v_op(s->op))
         return -1;
-    return bytes == -2 ? 0 : bytes;
+    if (lo == hi)
+        return lo < 0 ? 0 : lo;
+    if (sizes_vary_by_rank(s->op))
+        return -1;
+    if (hi > lo * AN_BLOCK_RANGE_MAX) {
+        if (!bad[0])
+            snprintf(bad, badlen, "block size varies between calls more than %dx (%lld B to "
+                     "%lld B)", AN_BLOCK_RANGE_MAX, (long long)lo, (long long)hi);
+        return lo;
+    }
+    assert(lo > 0 && lo < hi);
+    ps->has_block_range = 1;
+    ps->block_min = lo;
+    ps->block_max = hi;
+    return -1;
 }
 
 static int traced_chunks(const struct an_site *s)
@@ -204,7 +219,7 @@ int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_sit
     ps->op = strdup(s->op);
     if (!ps->site || !ps->op)
         return -1;
-    ps->block_bytes = identity_bytes(s, chunked, &ps->comm_size, bad, sizeof bad);
+    ps->block_bytes = identity_bytes(s, chunked, ps, bad, sizeof bad);
     if (!bad[0] && s->site_unsafe > 0)
         snprintf(bad, sizeof bad, "datatype and op rule out an early return in %lld call%s "
                  "(floating-point, user-defined or derived-type reduction); tnbc runs it blocking",

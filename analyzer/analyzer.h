@@ -26,6 +26,7 @@
 #define AN_TINY_BYTES 256      /* break-even sub-message size (design, 6.1.1) */
 #define AN_SMALL_BYTES 4096    /* above this most of the time can be hidden */
 #define AN_MIN_CHUNK 4096      /* chunks are not made smaller than this */
+#define AN_BLOCK_RANGE_MAX 4   /* one-size ops: block sizes up to this far apart share a decision */
 /* Confidence (fidelity.c): the observer's share of the time after the call
  * and the single steps per call at which it reaches 0; below
  * AN_MIN_CONFIDENCE a site is turned off. */

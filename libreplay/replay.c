@@ -523,6 +523,8 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
                                               : l.recv.nsub ? l.recv.block_bytes : (*ps)->block_bytes;
     if (a->rcounts)
         block = -1;
+    else if (a->op == TNBC_SCATTER && !l.recv.nsub)
+        block = l.send.bytes / l.comm_size; /* the root in place: what every member receives */
     int mismatch = tnbc_profile_check(prof, *ps, l.comm_size, block, l.comm_rank, NULL, msg, sizeof msg);
     tnbc_layout_free(&l);
     if (mismatch) {

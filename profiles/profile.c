@@ -143,6 +143,14 @@ int tnbc_profile_check(const struct tnbc_profile *p, const struct tnbc_profile_s
         return site_error(p, s, err, errlen,
                           "block size %lld B in the running call, %lld B in the profile",
                           (long long)block_bytes, (long long)s->block_bytes);
+    if (s->has_block_range && block_bytes >= 0 &&
+        (block_bytes < (s->block_min + TNBC_PROFILE_RANGE_SLACK - 1) / TNBC_PROFILE_RANGE_SLACK ||
+         block_bytes > s->block_max * TNBC_PROFILE_RANGE_SLACK))
+        return site_error(p, s, err, errlen,
+                          "block size %lld B in the running call, traced sizes %lld-%lld B "
+                          "(taken within a factor %d of them)",
+                          (long long)block_bytes, (long long)s->block_min,
+                          (long long)s->block_max, TNBC_PROFILE_RANGE_SLACK);
     if (s->block_bytes != -1 || !src_bytes)
         return 0; /* sizes vary: only a stable rank's hash can be checked */
     for (int i = 0; i < s->nvhash; i++) {

@@ -108,7 +108,20 @@ struct tnbc_profile_site {
      * set when has_measured (the optional `measured` line). */
     int has_measured;
     struct tnbc_measured measured;
+    /* A site whose receive block size varied between traced calls where
+     * the operation has one size per call (block_bytes -1 then): the
+     * smallest and largest traced sizes, the optional `block_range` line;
+     * set when has_block_range. tnbc_profile_check accepts sizes within a
+     * factor TNBC_PROFILE_RANGE_SLACK of them. Invariant when set:
+     * block_bytes == -1 and 0 <= block_min <= block_max. */
+    int has_block_range;
+    int64_t block_min, block_max;
 };
+
+/* How far outside its traced sizes (`block_range`) a running call's block
+ * may be and still be taken for the site: the model's terms scale with the
+ * bytes, and stand for sizes near those the trace saw. */
+#define TNBC_PROFILE_RANGE_SLACK 2
 
 /* The piece size (bytes) of a profile without a `piece` line: the one
  * every analyzer before that line assumed (libreplay/pieces.h's
@@ -152,7 +165,9 @@ const struct tnbc_profile_site *tnbc_profile_find(const struct tnbc_profile *p,
 /* Does the running call match the site? block_bytes as in the site's
  * field: bytes per source block for per-source ops (anything for v-variants,
  * whose profile says -1), the call's whole receive bytes for single-block
- * ops. src_bytes: this rank's per-source receive bytes for v-variants
+ * ops; -1 where the call has no such size (it receives nothing, or a
+ * v-variant). A site with a `block_range` takes sizes within a factor
+ * TNBC_PROFILE_RANGE_SLACK of it. src_bytes: this rank's per-source receive bytes for v-variants
  * (checked against the rank's vhash when the profile has one), else NULL.
  * 0 if it matches; -1 with "PATH:LINE: site S op: ...; running it blocking"
  * in err, and the caller runs that call blocking. */

@@ -535,6 +535,23 @@ static int parse_measured(struct reader *r, struct tnbc_profile_site *s)
     return 0;
 }
 
+/* `block_range MIN MAX` (optional, at most once, only with block_bytes -1):
+ * the traced sizes of a site whose one-size-per-call block varied. */
+static int parse_block_range(struct reader *r, struct tnbc_profile_site *s)
+{
+    if (s->has_block_range)
+        return fail(r, "block_range: a second 'block_range' line in site '%s'", s->site);
+    if (r->ntok != 3)
+        return fail(r, "block_range: expected 'block_range MIN MAX'");
+    if (s->block_bytes != -1)
+        return fail(r, "block_range: only for sites with varying blocks (block_bytes -1)");
+    if (get_i64(r, r->tok[1], 0, INT64_C(1) << 53, &s->block_min, "block_range") < 0 ||
+        get_i64(r, r->tok[2], s->block_min, INT64_C(1) << 53, &s->block_max, "block_range") < 0)
+        return -1;
+    s->has_block_range = 1;
+    return 0;
+}
+
 /* Lines after `model` up to `end`, in any order. */
 static int parse_tail(struct reader *r, struct tnbc_profile_site *s)
 {
@@ -568,9 +585,11 @@ static int parse_tail(struct reader *r, struct tnbc_profile_site *s)
             parse_node(r, s, placed);
         } else if (strcmp(k, "measured") == 0) {
             parse_measured(r, s);
+        } else if (strcmp(k, "block_range") == 0) {
+            parse_block_range(r, s);
         } else {
             fail(r, "unknown keyword '%s' in site '%s' (expected rank_order, vhash, "
-                    "recv_prio, send_prio, node, measured or end)",
+                    "recv_prio, send_prio, node, measured, block_range or end)",
                  k, s->site);
         }
     }

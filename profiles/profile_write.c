@@ -120,6 +120,9 @@ static void put_site(FILE *f, const struct tnbc_profile_site *s)
                 s->confidence, s->fid_observer_share, s->fid_steps, (long long)s->fid_dropped);
     if (s->has_measured)
         put_measured(f, &s->measured);
+    if (s->has_block_range)
+        fprintf(f, "  block_range %lld %lld\n", (long long)s->block_min,
+                (long long)s->block_max);
     for (int r = 0; s->rank_order && r < s->comm_size; r++) {
         if (!s->rank_order[r])
             continue;

@@ -607,6 +607,26 @@ check_fallback_reasons() {
 }
 
 t_run "no silent fallback: early or a reason, per site, in the summary and tnbc report" check_fallback_reasons
+
+# A site whose sizes change from call to call (1, 5/4, 3/2 of the block in
+# turn, and a quarter of it every tenth call): the analyzer keeps one
+# decision for the traced 1-3/2 (block_bytes -1 and block_range), the
+# runtime takes calls within a factor 2 of those early and runs the quarter
+# blocking as a profile mismatch; results identical.
+check_varying_block() {
+    pipeline vary 2 force "$P/replay/auto_user" 20 32768 vary || return 1
+    local s r row
+    s=$(awk '/^site .* alltoall$/ {on = 1} on && /block_bytes|block_range/ {print} /^end/ {on = 0}' "$W/vary.profile" | tr -s ' ' | paste -sd' ')
+    [[ $s == " block_bytes -1  block_range 32768 49152" ]] ||
+        { echo "alltoall identity: '$s', want block_bytes -1 and block_range 32768 49152"; return 1; }
+    for r in 0 1; do
+        row=$(q "$W/vary.summary.d/rank-00000$r.db" "SELECT calls || '/' || traced || '/' || fallback FROM site WHERE op = 'alltoall'")
+        echo "rank $r alltoall calls/early/fallback: $row"
+        [[ $row == "20/18/profile-mismatch:2" ]] ||
+            { echo "want 20/18/profile-mismatch:2 (the two quarter-size calls blocking)"; return 1; }
+    done
+}
+t_run "block sizes varying between calls: early within the traced range, blocking outside" check_varying_block
 # Symbols: the library exports only MPI, Fortran MPI and the libc calls it
 # interposes (the export list that scripts/gen-exports writes): every other
 # exported name is one the C library exports too, and the basic I/O, free

@@ -527,6 +527,43 @@ def test_decision_varying_comm_size():
     check(not s["on"] and "communicator size varies" in s["reason"], s["reason"])
 
 
+def varying_block_trace(name, sizes, op="alltoall", n=4):
+    """One site whose per-source block has sizes[inv] bytes in invocation
+    inv; reads start 500 us after the return, so the site gains."""
+    t = mktrace.Trace(db(name))
+    t.runs(n)
+    for inv, b in enumerate(sizes):
+        for r in range(n):
+            t.ordered_call(r, SITE, op, n, b, [3, 1, 2, 0], 0, TCOMM, 500_000, 50_000)
+    t.close()
+    return site_of(analyze(db(name)), op)
+
+
+def test_varying_block_within_range():
+    """Sizes up to 4x apart share a decision: block_bytes -1 and the traced
+    range, which the C reader accepts and the check takes within 2x."""
+    s = varying_block_trace("varblock", [MB, 3 * MB // 2, 2 * MB, MB])
+    check(s["block_bytes"] == -1, s["block_bytes"])
+    check(s.get("block_range") == (MB, 2 * MB), s.get("block_range"))
+    check(s["on"], s["reason"])
+    check(s["order"] == [3, 1, 2, 0], s["order"])
+    g = varying_block_trace("varblock-ag", [MB, 2 * MB], op="allgather")
+    check(g.get("block_range") == (MB, 2 * MB) and g["on"], g)
+
+
+def test_varying_block_too_far_apart():
+    s = varying_block_trace("varblock-far", [MB, 5 * MB])
+    check(not s["on"], "on with sizes 5x apart")
+    check("block size varies between calls more than 4x (1048576 B to 5242880 B)" in s["reason"],
+          s["reason"])
+    check("block_range" not in s, s)
+
+
+def test_same_block_no_range():
+    s = varying_block_trace("sameblock", [MB, MB, MB])
+    check(s["block_bytes"] == MB and "block_range" not in s, s)
+
+
 # ------------------------------------------------------------------ ops
 
 def chunked_trace(name, total, order, op="bcast", n=4, m=4):

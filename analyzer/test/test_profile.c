@@ -83,6 +83,23 @@ static const char good[] =
     "  send_prio 1 1 1 1 1\n"
     "  send_prio 2 2 2 2 2\n"
     "  send_prio 3 3 3 3 3\n"
+    "end\n"
+    "\n"
+    "site app+0x77 allgather\n"
+    "  comm_size 2\n"
+    "  block_bytes -1\n"
+    "  chunks 0\n"
+    "  calls 9 traced 8\n"
+    "  decision on regime c\n"
+    "  order consensus 1 0\n"
+    "  agreement identical 1 tau 1 samples 16\n"
+    "  model tcomm_ns 5000 dcomm 1000 rcomm 200000000 tcurc_ns 0 rcrc 100000000 tinit_ns 100 "
+    "toverlap_ns 4900 saving_call_ns 4900 saving_run_ns 44100 regime c\n"
+    "  block_range 40000 90000\n"
+    "  recv_prio 0 1 0\n"
+    "  recv_prio 1 1 0\n"
+    "  send_prio 0 1 1\n"
+    "  send_prio 1 0 0\n"
     "end\n";
 
 static char tmpdir[64];
@@ -143,7 +160,7 @@ static void test_fields(void **state)
     assert_int_equal(p->version, 1);
     assert_int_equal(p->world_size, 4);
     assert_string_equal(p->source, "run one.db");
-    assert_int_equal(p->nsites, 3);
+    assert_int_equal(p->nsites, 4);
     const struct tnbc_profile_site *s = tnbc_profile_find(p, "app+0x1a2b", "alltoall");
     assert_non_null(s);
     assert_int_equal(s->line, 7);
@@ -172,8 +189,6 @@ static void test_fields(void **state)
     tnbc_profile_free(p);
 }
 
-/* `piece`: the analyzer's piece size; a profile without the line (older
- * analyzers) means the 32 KiB they all assumed. */
 /* A self-tuning run's measurement (the `measured` line) reads back. */
 static void test_measured(void **state)
 {
@@ -191,6 +206,8 @@ static void test_measured(void **state)
     tnbc_profile_free(p);
 }
 
+/* `piece`: the analyzer's piece size; a profile without the line (older
+ * analyzers) means the 32 KiB they all assumed. */
 static void test_piece(void **state)
 {
     (void)state;
@@ -205,7 +222,7 @@ static void test_piece(void **state)
         if (!p)
             fail_msg("case %d refused: %s", i, err);
         assert_int_equal(p->piece_bytes, want[i]);
-        assert_int_equal(p->nsites, 3);
+        assert_int_equal(p->nsites, 4);
         tnbc_profile_free(p);
         free(text);
     }
@@ -237,6 +254,9 @@ static void test_round_trip(void **state)
                 assert_int_equal(tnbc_profile_send_prio(a, r, j), tnbc_profile_send_prio(b, r, j));
             }
         assert_memory_equal(&a->model, &b->model, sizeof a->model);
+        assert_int_equal(a->has_block_range, b->has_block_range);
+        assert_int_equal(a->block_min, b->block_min);
+        assert_int_equal(a->block_max, b->block_max);
     }
     free(text);
     tnbc_profile_free(p);
@@ -284,6 +304,20 @@ static void test_check(void **state)
     assert_int_equal(tnbc_profile_check(p, v, 4, -1, 1, other, err, sizeof err), -1);
     assert_non_null(strstr(err, "good.profile:42: site app+0x99 alltoallv: per-source sizes"));
     assert_int_equal(tnbc_profile_check(p, NULL, 4, 0, 0, NULL, err, sizeof err), -1);
+    /* Varying one-size blocks: the traced 40000-90000 B, taken within a
+     * factor 2 (20000..180000); -1 (a rank that receives nothing) passes. */
+    const struct tnbc_profile_site *g = tnbc_profile_find(p, "app+0x77", "allgather");
+    assert_true(g->has_block_range && g->block_min == 40000 && g->block_max == 90000);
+    assert_int_equal(tnbc_profile_check(p, g, 2, 20000, 0, NULL, err, sizeof err), 0);
+    assert_int_equal(tnbc_profile_check(p, g, 2, 65536, 1, NULL, err, sizeof err), 0);
+    assert_int_equal(tnbc_profile_check(p, g, 2, 180000, 1, NULL, err, sizeof err), 0);
+    assert_int_equal(tnbc_profile_check(p, g, 2, -1, 1, NULL, err, sizeof err), 0);
+    assert_int_equal(tnbc_profile_check(p, g, 2, 19999, 0, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "block size 19999 B in the running call, traced sizes "
+                                "40000-90000 B (taken within a factor 2 of them)"));
+    assert_int_equal(tnbc_profile_check(p, g, 2, 180001, 0, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "block size 180001 B"));
+    assert_false(tnbc_profile_find(p, "app+0x1a2b", "alltoall")->has_block_range);
     tnbc_profile_free(p);
     /* A site id with a decoded newline still gives a one-line message. */
     char *text = mutate("site app+0x1a2b alltoall", "site app%0A+0x1a2b alltoall");
@@ -347,6 +381,11 @@ static const struct bad bads[] = {
     {"piece 32768", "piece 32k", "5: piece: '32k' is not an integer"},
     {"piece 32768", "piece 1 2", "5: 'piece' takes one value (bytes)"},
     {"site app+0x99 alltoallv\n", "piece 4096\nsite app+0x99 alltoallv\n", "42: expected 'site', found 'piece'"},
+    {"  block_range 40000 90000", "  block_range 90000 40000", "72: block_range: 40000 is outside 90000..9007199254740992"},
+    {"  block_range 40000 90000", "  block_range -1 90000", "72: block_range: -1 is outside 0.."},
+    {"  block_range 40000 90000", "  block_range 40000", "72: block_range: expected 'block_range MIN MAX'"},
+    {"  block_range 40000 90000", "  block_range 1 2\n  block_range 1 2", "73: block_range: a second 'block_range' line in site 'app+0x77'"},
+    {"  node A 1 0\n", "  block_range 1 2\n", "25: block_range: only for sites with varying blocks (block_bytes -1)"},
 };
 
 static void test_bad_profiles(void **state)
