@@ -43,6 +43,7 @@ struct an_rank {
     int64_t page_size;
     char *host;
     int machine_ranks, machine_cpus; /* schema 3 (crowding.h); 0: not counted */
+    double mprotect_page_ns, retouch_ns; /* schema 4 (guard.h); 0: not measured */
 };
 
 struct an_platform;

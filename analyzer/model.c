@@ -146,8 +146,19 @@ static double edge_senders_steps(double copy_ns, double close_ns)
     return copy_ns + close_ns;
 }
 
+/* Pages the guard closes and opens again for a sub-message. */
+static double sub_pages(const struct an_sub *u, const struct an_rank *r)
+{
+    int64_t ps = r->page_size > 0 ? r->page_size : 4096;
+    return (double)((u->bytes + ps - 1) / ps);
+}
+
 /* Early-return cost: send copy, protect + unprotect of each guarded
- * sub-message, one fault per touched one, and the parts in unguarded edge
+ * sub-message (a call's cost, and its pages' share of a many-page
+ * mprotect), one fault per touched one and the first read of each of its
+ * pages once opened again (schema 4's retouch_ns: a hypervisor shadowing
+ * the page tables refills them then; the own block of a per-source
+ * operation is landed before the guard and pays neither), and the parts in unguarded edge
  * pages ('e' wholly, 'p' partly), which must arrive before returning:
  * their share of the communication (of 'e' ones; a 'p' one's edge part is
  * under a page), after their senders' own steps before sending
@@ -157,16 +168,23 @@ static double call_tinit(const struct an_call *c, const struct an_sub *subs, int
 {
     int nguard = 0, ntouch = 0, edged = 0;
     int64_t edge = 0;
+    double pages_guarded = 0, pages_read = 0;
     for (int i = 0; i < n; i++) {
         const struct an_sub *u = &subs[i];
-        nguard += u->guard == 'g' || u->guard == 'p';
+        int guarded = u->guard == 'g' || u->guard == 'p';
+        nguard += guarded;
         ntouch += u->touched;
+        if (guarded && !(c->chunks == 0 && u->idx == c->comm_rank)) {
+            pages_guarded += sub_pages(u, r);
+            pages_read += u->touched ? sub_pages(u, r) : 0;
+        }
         edged |= u->guard == 'e' || u->guard == 'p';   /* bytes in an edge page */
         if (u->guard == 'e')
             edge += u->bytes;
     }
     double copy = r->copy_bw > 0 ? (double)c->send_bytes / r->copy_bw * 1e9 : 0;
-    double guard = 2.0 * nguard * r->mprotect_ns + ntouch * r->fault_ns;
+    double guard = 2.0 * nguard * r->mprotect_ns + ntouch * r->fault_ns +
+                   2.0 * pages_guarded * r->mprotect_page_ns + pages_read * r->retouch_ns;
     double edges = c->recv_bytes > 0 ? tcomm * (double)edge / (double)c->recv_bytes : 0;
     if (edged)
         edges += edge_senders_steps(copy, nguard * r->mprotect_ns);

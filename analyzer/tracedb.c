@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Reading the merged trace database (docs/schema.md, versions 1 to 3).
+ * Reading the merged trace database (docs/schema.md, versions 1 to 4).
  *
  * The database is opened read-only and checked before anything is read:
- * every table must exist and meta.schema_version must be 1 to 3, so a wrong or
+ * every table must exist and meta.schema_version must be 1 to 4, so a wrong or
  * empty file gives one clear line instead of half an analysis.
  */
 #include "analyzer.h"
@@ -80,8 +80,10 @@ static int check_schema(struct an_trace *t, char *err, size_t errlen)
     /* Version 1 lacks site.comm_shape (never read here); its site ids
      * carry no communicator shape, so a code address used on several
      * communicators is one site there: still readable. */
-    /* Version 2 lacks run.machine_ranks and machine_cpus: not counted. */
-    if (strcmp(ver, "1") != 0 && strcmp(ver, "2") != 0 && strcmp(ver, "3") != 0)
+    /* Version 2 lacks run.machine_ranks and machine_cpus: not counted.
+     * Version 3 lacks run.mprotect_page_ns and retouch_ns: 0. */
+    if (strcmp(ver, "1") != 0 && strcmp(ver, "2") != 0 && strcmp(ver, "3") != 0 &&
+        strcmp(ver, "4") != 0)
         return terr(t, err, errlen, "trace schema_version %s, this analyzer reads versions 1 to %d",
                     ver, TNBC_SCHEMA_VERSION);
     t->schema_version = ver[0] - '0';
@@ -91,13 +93,17 @@ static int check_schema(struct an_trace *t, char *err, size_t errlen)
 static int load_runs(struct an_trace *t, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (prepare(t, t->schema_version >= 3
-                       ? "SELECT rank, world_size, host, tsc_hz, mode, page_size, copy_bw, "
-                         "mprotect_ns, fault_ns, finished, machine_ranks, machine_cpus "
-                         "FROM run ORDER BY rank"
-                       : "SELECT rank, world_size, host, tsc_hz, mode, page_size, copy_bw, "
-                         "mprotect_ns, fault_ns, finished, 0, 0 FROM run ORDER BY rank",
-                &st, err, errlen) < 0)
+    static const char *const by_version[] = {
+        "SELECT rank, world_size, host, tsc_hz, mode, page_size, copy_bw, mprotect_ns, "
+        "fault_ns, finished, 0, 0, 0, 0 FROM run ORDER BY rank",
+        "SELECT rank, world_size, host, tsc_hz, mode, page_size, copy_bw, mprotect_ns, "
+        "fault_ns, finished, machine_ranks, machine_cpus, 0, 0 FROM run ORDER BY rank",
+        "SELECT rank, world_size, host, tsc_hz, mode, page_size, copy_bw, mprotect_ns, "
+        "fault_ns, finished, machine_ranks, machine_cpus, mprotect_page_ns, retouch_ns "
+        "FROM run ORDER BY rank",
+    };
+    int v = t->schema_version >= 4 ? 2 : t->schema_version == 3 ? 1 : 0;
+    if (prepare(t, by_version[v], &st, err, errlen) < 0)
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -126,6 +132,8 @@ static int load_runs(struct an_trace *t, char *err, size_t errlen)
         r->finished = sqlite3_column_int(st, 9);
         r->machine_ranks = sqlite3_column_int(st, 10);
         r->machine_cpus = sqlite3_column_int(st, 11);
+        r->mprotect_page_ns = sqlite3_column_double(st, 12);
+        r->retouch_ns = sqlite3_column_double(st, 13);
         if (!r->host || !(r->tsc_hz > 0))
             break;
         t->nranks++;

@@ -1145,3 +1145,43 @@ double tnbc_guard_measure_fault_ns(void)
     munmap(p, PAGES * ps);
     return ns;
 }
+
+/* One round of tnbc_guard_measure_page_costs over `pages` populated
+ * pages at p: the ticks of closing and opening them (two mprotects) and
+ * of the first reads after, less those of reading them once more. */
+static void page_cost_round(char *p, int pages, uint64_t *mprotect_ticks, uint64_t *retouch_ticks)
+{
+    size_t ps = tnbc_page_size();
+    volatile char sink = 0;
+    uint64_t t0 = tnbc_ticks();
+    int rc = raw_mprotect((uintptr_t)p, (size_t)pages * ps, PROT_NONE);
+    rc |= raw_mprotect((uintptr_t)p, (size_t)pages * ps, PROT_READ | PROT_WRITE);
+    uint64_t t1 = tnbc_ticks();
+    for (int i = 0; i < pages; i++)
+        sink += p[(size_t)i * ps];
+    uint64_t t2 = tnbc_ticks();
+    for (int i = 0; i < pages; i++)
+        sink += p[(size_t)i * ps];
+    uint64_t t3 = tnbc_ticks();
+    (void)sink;
+    *mprotect_ticks = rc == 0 ? t1 - t0 : 0;
+    *retouch_ticks = t2 - t1 > t3 - t2 ? (t2 - t1) - (t3 - t2) : 0;
+}
+
+void tnbc_guard_measure_page_costs(double *mprotect_page_ns, double *retouch_ns)
+{
+    enum { PAGES = 64, ROUNDS = 7 };
+    size_t ps = tnbc_page_size();
+    uint64_t mp[ROUNDS], rt[ROUNDS];
+    *mprotect_page_ns = *retouch_ns = 0;
+    char *p = mmap(NULL, PAGES * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    memset(p, 1, PAGES * ps);
+    for (int i = 0; i < ROUNDS; i++)
+        page_cost_round(p, PAGES, &mp[i], &rt[i]);
+    munmap(p, PAGES * ps);
+    /* Medians: a preemption in one round is not a page's cost. */
+    *mprotect_page_ns = tnbc_ticks_to_ns(median_ticks(mp, ROUNDS)) / (2.0 * PAGES);
+    *retouch_ns = tnbc_ticks_to_ns(median_ticks(rt, ROUNDS)) / PAGES;
+}

@@ -180,5 +180,11 @@ void tnbc_guard_stack_remove(uintptr_t lo);
 /* Self-measured costs for the model's Tinit (ns). */
 double tnbc_guard_measure_mprotect_ns(void);
 double tnbc_guard_measure_fault_ns(void);
+/* Per page, what the early return adds where it guards many pages: a
+ * many-page mprotect's cost over its pages, and the program's first read
+ * of a page the guard opened again (a hypervisor that shadows the page
+ * tables refills its entry then: 3-6 us a page on the project's test VM,
+ * nanoseconds on bare metal). Medians of a few rounds over 64 pages. */
+void tnbc_guard_measure_page_costs(double *mprotect_page_ns, double *retouch_ns);
 
 #endif

@@ -15,8 +15,9 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
     [S_RUN] = "INSERT OR REPLACE INTO run(rank, world_size, host, pid, command_line,"
               " start_unix_ns, start_tsc, tsc_hz, clock_source, mode, page_size, copy_bw,"
-              " mprotect_ns, fault_ns, finished, machine_ranks, machine_cpus)"
-              " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,0,?15,?16)",
+              " mprotect_ns, fault_ns, finished, machine_ranks, machine_cpus, mprotect_page_ns,"
+              " retouch_ns)"
+              " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,0,?15,?16,?17,?18)",
     [S_FINISHED] = "UPDATE run SET finished = 1 WHERE rank = ?1",
     [S_CALL] = "INSERT INTO call(rank, site, invocation, op, comm_size, comm_rank, root,"
                " send_type_size, recv_type_size, send_bytes, recv_bytes, block_bytes, nsub,"
@@ -136,6 +137,8 @@ int tnbc_db_run(struct tnbc_db *db, const struct tnbc_run_info *r)
     sqlite3_bind_double(s, 14, r->fault_ns);
     sqlite3_bind_int(s, 15, r->machine_ranks);
     sqlite3_bind_int(s, 16, r->machine_cpus);
+    sqlite3_bind_double(s, 17, r->mprotect_page_ns);
+    sqlite3_bind_double(s, 18, r->retouch_ns);
     return step(db, S_RUN);
 }
 

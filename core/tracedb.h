@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#define TNBC_SCHEMA_VERSION 3
+#define TNBC_SCHEMA_VERSION 4
 
 struct tnbc_db;
 
@@ -16,6 +16,7 @@ struct tnbc_run_info {
     const char *host, *command_line, *mode, *clock_source;
     int64_t start_unix_ns, start_tsc;
     double tsc_hz, copy_bw, mprotect_ns, fault_ns;
+    double mprotect_page_ns, retouch_ns; /* schema 4: per page (guard.h) */
     int page_size;
     int machine_ranks, machine_cpus; /* crowding.h; 0: not counted */
 };

@@ -22,7 +22,9 @@ CREATE TABLE IF NOT EXISTS run (
     fault_ns      REAL    NOT NULL,      -- measured cost of one guarded fault
     finished      INTEGER NOT NULL DEFAULT 0, -- 1 once MPI_Finalize ran
     machine_ranks INTEGER NOT NULL DEFAULT 0, -- since version 3: the job's ranks on this
-    machine_cpus  INTEGER NOT NULL DEFAULT 0  -- rank's kernel, and their CPUs; 0: not counted
+    machine_cpus  INTEGER NOT NULL DEFAULT 0, -- rank's kernel, and their CPUs; 0: not counted
+    mprotect_page_ns REAL NOT NULL DEFAULT 0, -- since version 4: a many-page mprotect per page
+    retouch_ns    REAL    NOT NULL DEFAULT 0  -- and the first read of a page opened again; 0: not measured
 );
 CREATE TABLE IF NOT EXISTS site (
     rank     INTEGER NOT NULL,

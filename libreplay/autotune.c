@@ -376,7 +376,7 @@ void autotune_learned(struct auto_site *s, const struct tnbc_args *a, int64_t in
  * sub-message 7 fields. Doubles travel as their bits. */
 enum { HDR_WORLD, HDR_COMM_RANK, HDR_NODE, HDR_NCALLS, HDR_TSC_HZ, HDR_COPY_BW, HDR_MPROTECT,
        HDR_FAULT, HDR_PAGE, HDR_COMM_SIZE, HDR_AGREE_NS, HDR_MACHINE_RANKS, HDR_MACHINE_CPUS,
-       HDR_UNGUARDABLE, HDR_INTS };
+       HDR_UNGUARDABLE, HDR_MPROTECT_PAGE, HDR_RETOUCH, HDR_INTS };
 enum { CALL_INV, CALL_ROOT, CALL_NSUB, CALL_CHUNKS, CALL_SEND, CALL_RECV, CALL_BLOCK,
        CALL_ENTRY, CALL_RET, CALL_NREC, CALL_INTS };
 enum { SUB_IDX, SUB_BYTES, SUB_GUARD, SUB_TOUCHED, SUB_ORD, SUB_TSC, SUB_NEED, SUB_INTS };
@@ -427,6 +427,8 @@ static int64_t *pack_records(const struct auto_site *s, int comm_rank, int comm_
     v[HDR_COPY_BW] = dbits(info->copy_bw);
     v[HDR_MPROTECT] = dbits(info->mprotect_ns);
     v[HDR_FAULT] = dbits(info->fault_ns);
+    v[HDR_MPROTECT_PAGE] = dbits(info->mprotect_page_ns);
+    v[HDR_RETOUCH] = dbits(info->retouch_ns);
     v[HDR_PAGE] = info->page_size;
     v[HDR_COMM_SIZE] = comm_size;
     v[HDR_AGREE_NS] = dbits(s->agree_ns);
@@ -583,7 +585,8 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
                                       .tsc_hz = bitsd(h[HDR_TSC_HZ]), .copy_bw = bitsd(h[HDR_COPY_BW]),
                                       .mprotect_ns = bitsd(h[HDR_MPROTECT]),
                                       .fault_ns = bitsd(h[HDR_FAULT]), .page_size = h[HDR_PAGE],
-                                      .host = hosts[m] };
+                                      .mprotect_page_ns = bitsd(h[HDR_MPROTECT_PAGE]),
+                                      .retouch_ns = bitsd(h[HDR_RETOUCH]), .host = hosts[m] };
         s.world[h[HDR_COMM_RANK]] = w;
     }
     /* Two passes over the records, as the analyzer reads a trace: every

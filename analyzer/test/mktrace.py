@@ -13,7 +13,7 @@ SCHEMA = os.path.join(ROOT, "core", "tracedb_schema.sql")
 
 
 class Trace:
-    def __init__(self, path, schema_version="3", hz=1e9):
+    def __init__(self, path, schema_version="4", hz=1e9):
         if os.path.exists(path):
             os.remove(path)
         self.path, self.hz = path, hz
@@ -26,15 +26,19 @@ class Trace:
         self.site_rows = {}
 
     def run(self, rank, world, host="node0", mode="trace", copy_bw=1e10,
-            mprotect_ns=0.0, fault_ns=0.0, finished=1, machine_ranks=0, machine_cpus=0):
+            mprotect_ns=0.0, fault_ns=0.0, finished=1, machine_ranks=0, machine_cpus=0,
+            mprotect_page_ns=0.0, retouch_ns=0.0):
         """machine_ranks, machine_cpus: the job's ranks on the rank's
-        machine and their CPUs (schema 3); 0: not counted."""
+        machine and their CPUs (schema 3); 0: not counted. mprotect_page_ns,
+        retouch_ns: per-page costs (schema 4); 0: not measured."""
         self.db.execute(
             "INSERT INTO run(rank, world_size, host, pid, command_line, start_unix_ns, "
             "start_tsc, tsc_hz, clock_source, mode, page_size, copy_bw, mprotect_ns, fault_ns, "
-            "finished, machine_ranks, machine_cpus) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "finished, machine_ranks, machine_cpus, mprotect_page_ns, retouch_ns) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (rank, world, host, 1000 + rank, "./app", 0, 0, self.hz, "tsc", mode, 4096,
-             copy_bw, mprotect_ns, fault_ns, finished, machine_ranks, machine_cpus))
+             copy_bw, mprotect_ns, fault_ns, finished, machine_ranks, machine_cpus,
+             mprotect_page_ns, retouch_ns))
 
     def runs(self, world, hosts=None, **kw):
         for r in range(world):

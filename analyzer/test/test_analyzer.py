@@ -387,6 +387,30 @@ def test_tinit_terms():
     close(m["rcrc"], 8192 / 2e-6, what="rcrc from touches 1..3")
 
 
+def test_tinit_page_terms():
+    # Schema 4's per-page costs: 16 KiB blocks (4 pages), all guarded, 3 of
+    # each rank's 4 touched; the own block (index = rank) is landed before
+    # the guard and pays neither term. Rank r: guarded pages of the other
+    # blocks 12, touched pages of them 4 x (touched others): mprotect 100 ns
+    # a page twice, retouch 500 ns a page. The site's Tinit is the median
+    # over calls; every rank touches blocks 0..2 (rank 3 all three others).
+    def tinit(name, schema, **costs):
+        t = mktrace.Trace(db(name), schema_version=schema)
+        t.runs(4, copy_bw=1e15, **costs)
+        for r in range(4):
+            subs = [(i, 16384, "guarded", i if i < 3 else None, TCOMM + 1000 * i if i < 3 else None,
+                     "read" if i < 3 else None) for i in range(4)]
+            t.call(r, SITE, "alltoall", 4, 16384, subs, 0, TCOMM)
+        t.close()
+        return site_of(analyze(db(name)), "alltoall")["model"]["tinit_ns"]
+    base = tinit("tpage0", "4")
+    with_costs = tinit("tpage", "4", mprotect_page_ns=100, retouch_ns=500)
+    # ranks 0-2 touch 2 other blocks (8 pages), rank 3 three (12): median 8 pages
+    close(with_costs - base, 2 * 12 * 100 + 8 * 500, what="page terms")
+    close(tinit("tpage3", "3", mprotect_page_ns=100, retouch_ns=500), base,
+          what="schema 3: no page costs read")
+
+
 def test_tinit_partial_blocks_wait_for_senders():
     # Blocks not page-aligned ('partial': their first and last bytes share
     # an unguarded page with other data) have no block wholly in an edge
@@ -721,8 +745,8 @@ def test_bad_trace_missing_table():
 
 
 def test_bad_trace_schema_version():
-    msg = bad_trace("v4", sql("UPDATE meta SET value='4' WHERE key='schema_version';"))
-    check("schema_version 4" in msg and "versions 1 to 3" in msg, msg)
+    msg = bad_trace("v5", sql("UPDATE meta SET value='5' WHERE key='schema_version';"))
+    check("schema_version 5" in msg and "versions 1 to 4" in msg, msg)
 
 
 def test_bad_trace_empty_file():
@@ -919,12 +943,12 @@ def test_report_with_profile_and_errors():
     r = subprocess.run([REPORT, db("rep2"), "-p", prof, "-o", out, "--no-plots"],
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 0 and "order (consensus): 0 1 2 3" in r.stdout, r.stdout + r.stderr)
-    t = mktrace.Trace(db("rep2v"), schema_version="4")
+    t = mktrace.Trace(db("rep2v"), schema_version="5")
     t.runs(1)
     t.close()
     r = subprocess.run([REPORT, db("rep2v"), "-o", out], capture_output=True, text=True,
                        timeout=60)
-    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "schema_version 4" in r.stderr,
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "schema_version 5" in r.stderr,
           r.stderr)
     bad = os.path.join(TMP, "bad.profile")
     with open(bad, "w") as f:
