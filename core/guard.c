@@ -402,7 +402,8 @@ static void handle_fault(struct tnbc_guard *g, uintptr_t addr, void *ctx)
     }
     /* The page still holds closed sub-messages (or the fault was in a gap
      * between blocks, i.e. unrelated data of the program). */
-    if (!(g->flags & GUARD_WAIT_NEIGHBOURS) && open_for_one_instruction(g, page, ctx) == 0)
+    int no_step = (g->flags & GUARD_WAIT_NEIGHBOURS) || ((g->flags & GUARD_NO_STEP) && !step_exact);
+    if (!no_step && open_for_one_instruction(g, page, ctx) == 0)
         return;
     struct expose_arg e = {
         (g->flags & GUARD_WAIT_NEIGHBOURS) ? TNBC_REL_NEIGHBOUR : TNBC_REL_LIMIT, tick
@@ -842,6 +843,24 @@ static int mark_alone(struct tnbc_guard *g)
         if (a < b && a + page_size <= b)
             overlapping(g, a, a + page_size, count_sub, &subs);
         g->alone[s] = subs == 1;
+    }
+    return 0;
+}
+
+int tnbc_guard_may_step(const struct tnbc_guard *g)
+{
+    if (!g->armed || !g->alone)
+        return 0;
+    for (int s = 0; s < g->layout->nsub; s++) {
+        if (sub_end(g, s) == sub_start(g, s))
+            continue;
+        uintptr_t a = page_down(sub_start(g, s)), b = page_up(sub_end(g, s));
+        if (a < g->lo)
+            a = g->lo;
+        if (b > g->hi)
+            b = g->hi;
+        if (a < b && !g->alone[s])     /* on a protected page, none its own */
+            return 1;
     }
     return 0;
 }

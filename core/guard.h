@@ -63,6 +63,11 @@ enum tnbc_sub_cover {
  * 64 KiB block look read at 0.3-0.4 of its real rate. Paid in the handler
  * it is the observer's time, which program time leaves out (clock.h). */
 #define GUARD_PRETOUCH 2u
+/* No single step (trace, once a site's first calls were stepped): a fault
+ * on a page shared with closed sub-messages that have no page of their own
+ * releases them (`limit`) and opens the page, as TNBC_TRACE_REARM_MAX
+ * steps would. TNBC_TRACE_EXACT overrides it. */
+#define GUARD_NO_STEP 4u
 
 struct tnbc_guard;
 /* Called once per sub-message before its bytes become accessible, in the
@@ -136,6 +141,9 @@ int tnbc_guard_active(void);   /* number of armed guards */
 /* 1 when every sub-message of g is open (nothing left to see or wait for),
  * or g is not armed. */
 int tnbc_guard_all_open(const struct tnbc_guard *g);
+/* Whether the armed guard has a sub-message without a page of its own,
+ * whose first touch only a single step can tell from its neighbours'. */
+int tnbc_guard_may_step(const struct tnbc_guard *g);
 
 /* Whether [lo, hi) may be guarded (guard_memory.c): only private writable
  * memory (heap, malloc's mmaps, private copies of files such as

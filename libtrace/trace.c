@@ -49,6 +49,8 @@ struct site_stats {
     int64_t unsafe;     /* calls whose datatype and op rule out an early return */
     int64_t unguardable;  /* traced calls whose receive buffer the guard may not
                              protect (a stack, shared, huge-page or RMA window memory) */
+    int64_t stepped;    /* traced calls armed with single steps allowed on pages
+                           whose sub-messages have none of their own */
     int dirty;
 };
 
@@ -58,6 +60,7 @@ static struct {
     long max_calls;
     int chunks;
     int guard_send;
+    long step_calls;    /* TNBC_TRACE_STEP_CALLS */
     struct tnbc_db *db;
     struct traced_call *live;
     struct tnbc_site_table stats;   /* of struct site_stats */
@@ -81,6 +84,7 @@ int tnbc_mode_init(int provided)
      * timeline but used by no decision (the analyzer orders by receive
      * touches), and guarding them doubled a traced call's faults. */
     T.guard_send = tnbc_env_bool("TNBC_TRACE_SEND", 0);
+    T.step_calls = tnbc_env_long("TNBC_TRACE_STEP_CALLS", 2, 0, 1L << 40);
     T.flush_ticks = (uint64_t)((double)tnbc_env_long("TNBC_TRACE_FLUSH_MS", 100, 0, 1L << 30) *
                                1e-3 * tnbc_ticks_hz());
     dir = tnbc_env_str("TNBC_TRACE_DIR", "tnbc-trace");
@@ -327,16 +331,27 @@ static void record_call(struct traced_call *tc, const struct tnbc_args *a, const
         tnbc_warn("out of memory: cover of call %d at %s recorded as edge", invocation, site);
 }
 
-static void arm(struct traced_call *tc, int side)
+/* Single steps are what a traced call of sub-page blocks costs (tens of
+ * microseconds each, thousands per call when the code reads a block byte
+ * by byte: a text alltoall of 4000 B blocks took 175 ms per traced call
+ * against 0.1 ms plain). A site's first TNBC_TRACE_STEP_CALLS calls that
+ * can step give the exact order on shared pages; later ones record, on
+ * each shared page, the sub-message touched first there and release the
+ * others (`limit`). */
+static void arm(struct traced_call *tc, int side, struct site_stats *st)
 {
     struct tnbc_guard *g = &tc->guard[side];
     g->layout = side == RECV ? &tc->layout.recv : &tc->layout.send;
     g->closed_prot = side == RECV ? PROT_NONE : PROT_READ;
     g->flags = GUARD_PRETOUCH;      /* the program's reads keep their pace */
+    if (st->stepped >= T.step_calls)
+        g->flags |= GUARD_NO_STEP;
     g->hook = on_guard_event;
     g->user = tc;
     if (g->layout->nsub && tnbc_guard_arm(g) < 0)
         g->armed = 0;       /* overlaps the other side: leave it unguarded */
+    if (side == RECV && !(g->flags & GUARD_NO_STEP) && tnbc_guard_may_step(g))
+        st->stepped++;
 }
 
 /* Bookkeeping after the real call: counts, and for a traced invocation the
@@ -358,7 +373,7 @@ static int after_call(const struct tnbc_args *a, const struct tnbc_site *site,
     }
     st->traced++;
     st->bytes += (int64_t)tc->layout.recv.bytes;
-    arm(tc, RECV);
+    arm(tc, RECV, st);
     /* Memory the guard refused (replay runs such calls blocking too): no
      * read of it is seen, and its calls would look like calls whose data
      * all sits in edge pages. Counted, so that the analyzer can say why
@@ -367,7 +382,7 @@ static int after_call(const struct tnbc_args *a, const struct tnbc_site *site,
         st->unguardable++;
     tc->guard[SEND].layout = &tc->layout.send;   /* read by record_call even when unarmed */
     if (T.guard_send)
-        arm(tc, SEND);
+        arm(tc, SEND, st);
     record_call(tc, a, site->id, invocation, entry, ret);
     tc->next = T.live;
     T.live = tc;

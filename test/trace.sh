@@ -16,7 +16,7 @@ traced() {
     local name=$1 np=$2; shift 2
     rm -rf "$W/$name.d" "$W/$name.db"
     local pass=() v
-    for v in TNBC_TRACE_MAX_CALLS TNBC_CHUNKS TNBC_TRACE_SEND; do [[ -n "${!v:-}" ]] && pass+=(-x "$v"); done
+    for v in TNBC_TRACE_MAX_CALLS TNBC_CHUNKS TNBC_TRACE_SEND TNBC_TRACE_STEP_CALLS; do [[ -n "${!v:-}" ]] && pass+=(-x "$v"); done
     t_mpirun "$np" -x LD_PRELOAD="$LIB" -x TNBC_TRACE_DIR="$W/$name.d" "${pass[@]}" "$@" &&
         "$B/bin/tnbc-merge" "$W/$name.db" "$W/$name.d"
 }
@@ -119,6 +119,26 @@ check_subpage() {
     [[ $(q "$W/sp.db" "SELECT DISTINCT guard FROM submsg WHERE side='recv' AND idx=3") == edge ]]
 }
 
+# Only a site's first TNBC_TRACE_STEP_CALLS (2) calls that can step do:
+# in the later calls of the sub-page blocks above, the shared page's first
+# fault records block 1, read first, and releases 0 and 2 (limit) instead
+# of stepping; with TNBC_TRACE_STEP_CALLS=0 no call steps.
+check_subpage_step_budget() {
+    traced spb 4 "$P/access_order" alltoall 1500 3,1,0,2 5 || return 1
+    local got want r
+    got=$(q "$W/spb.db" "SELECT DISTINCT c.invocation || ':' || (f.steps > 0) FROM call c JOIN fidelity f
+             USING (call_id) WHERE c.op = 'alltoall' ORDER BY 1" | paste -sd' ')
+    [[ $got == "0:1 1:1 2:0 3:0 4:0" ]] || { echo "invocation:stepped $got, want 0:1 1:1 2:0 3:0 4:0"; return 1; }
+    got=$(orders "$W/spb.db" alltoall | awk -F'|' '{print $3}' | paste -sd' ')
+    want=$(for r in 0 1 2 3; do printf '1,0,2 1,0,2 1 1 1 '; done | sed 's/ $//')
+    [[ $got == "$want" ]] || { echo "orders $got"; echo "want   $want"; return 1; }
+    [[ $(q "$W/spb.db" "SELECT count(*) FROM touch t JOIN call c USING (call_id) WHERE t.side = 'recv'
+            AND c.invocation >= 2 AND t.how = 'release:limit'") == 24 ]] ||
+        { echo "want blocks 0 and 2 released (limit) in the 3 later calls of 4 ranks"; return 1; }
+    TNBC_TRACE_STEP_CALLS=0 traced spb0 4 "$P/access_order" alltoall 1500 3,1,0,2 2 || return 1
+    [[ $(q "$W/spb0.db" "SELECT sum(steps) FROM fidelity") == 0 ]] || { echo "TNBC_TRACE_STEP_CALLS=0 stepped"; return 1; }
+}
+
 # The program hands the whole receive buffer to write() before reading it,
 # and rewrites the send buffer (in block order) before the next call, then
 # frees it after the last: so on every rank, each of the 4 calls shows its
@@ -210,6 +230,7 @@ t_run "allreduce chunks" check_allreduce
 t_run "blocks not page-aligned" check_unaligned
 t_run "every call guarded when the code leaves blocks unread" check_unread_blocks
 t_run "sub-page blocks sharing a page (exact re-arm)" check_subpage
+t_run "sub-page blocks: only a site's first two calls single-step" check_subpage_step_budget
 t_run "write/fwrite/MPI_Send/free on guarded buffers" check_io_reuse
 t_run "Fortran (use mpi) MPI_ALLTOALL" check_fortran
 t_run "only the first K calls traced" check_max_calls
