@@ -672,6 +672,30 @@ static void test_rearm_limit(void **state)
     expect_released_set(1, (int[]){ 1, 2, 3 }, 3, TNBC_REL_LIMIT);
 }
 
+/* GUARD_NO_STEP: the shared page's first fault records its sub-message,
+ * releases the page's other untouched ones (limit) and opens the page: no
+ * single step. tnbc_guard_may_step says whether stepping could happen. */
+static void test_no_step(void **state)
+{
+    (void)state;
+    size_t q = ps / 4;
+    char *b = guarded_pages(1, 4, q, PROT_NONE, GUARD_NO_STEP);
+    assert_true(tnbc_guard_may_step(&F.g));
+    (void)rd(b + 2 * q + 5);
+    assert_int_equal(prot_at(b), RW);
+    assert_int_equal(atomic_load(&F.g.steps), 0);
+    expect_event(0, 2, TNBC_EV_READ, 0);
+    expect_released_set(1, (int[]){ 0, 1, 3 }, 3, TNBC_REL_LIMIT);
+}
+
+/* Blocks with pages of their own never need a single step. */
+static void test_may_step_own_pages(void **state)
+{
+    (void)state;
+    (void)guarded_pages(4, 4, ps, PROT_NONE, 0);
+    assert_false(tnbc_guard_may_step(&F.g));
+}
+
 /* Program time leaves out the handlers: a hook that works 2 ms at each of
  * the four first touches takes at least 8 ms of wall time that program
  * time does not see, whatever else the machine does meanwhile (which
@@ -1220,6 +1244,8 @@ int main(void)
         T(test_send_side_readonly),
         T(test_overlapping_guard_refused),
         T(test_rearm_limit),
+        T(test_no_step),
+        T(test_may_step_own_pages),
         T(test_program_time),
         T(test_program_time_monotonic),
         T(test_program_time_one_clock),
