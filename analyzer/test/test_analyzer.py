@@ -573,6 +573,11 @@ def test_varying_block_within_range():
     check(s["order"] == [3, 1, 2, 0], s["order"])
     g = varying_block_trace("varblock-ag", [MB, 2 * MB], op="allgather")
     check(g.get("block_range") == (MB, 2 * MB) and g["on"], g)
+    r = subprocess.run([REPORT, db("varblock"), "-p", db("varblock").replace(".db", ".profile"),
+                        "-o", os.path.join(TMP, "varblock-report"), "--no-plots"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and "block bytes 1048576 to 2097152 (varying)" in r.stdout,
+          r.stdout + r.stderr)
 
 
 def test_varying_block_too_far_apart():
