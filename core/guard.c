@@ -1167,14 +1167,16 @@ double tnbc_guard_measure_fault_ns(void)
 
 /* One round of tnbc_guard_measure_page_costs over `pages` populated
  * pages at p: the ticks of closing and opening them (two mprotects) and
- * of the first reads after, less those of reading them once more. */
-static void page_cost_round(char *p, int pages, uint64_t *mprotect_ticks, uint64_t *retouch_ticks)
+ * of the first reads after, less those of reading them once more. -1,
+ * touching nothing, when an mprotect failed (the pages may be closed). */
+static int page_cost_round(char *p, int pages, uint64_t *mprotect_ticks, uint64_t *retouch_ticks)
 {
     size_t ps = tnbc_page_size();
     volatile char sink = 0;
     uint64_t t0 = tnbc_ticks();
-    int rc = raw_mprotect((uintptr_t)p, (size_t)pages * ps, PROT_NONE);
-    rc |= raw_mprotect((uintptr_t)p, (size_t)pages * ps, PROT_READ | PROT_WRITE);
+    if (raw_mprotect((uintptr_t)p, (size_t)pages * ps, PROT_NONE) != 0 ||
+        raw_mprotect((uintptr_t)p, (size_t)pages * ps, PROT_READ | PROT_WRITE) != 0)
+        return -1;
     uint64_t t1 = tnbc_ticks();
     for (int i = 0; i < pages; i++)
         sink += p[(size_t)i * ps];
@@ -1183,8 +1185,9 @@ static void page_cost_round(char *p, int pages, uint64_t *mprotect_ticks, uint64
         sink += p[(size_t)i * ps];
     uint64_t t3 = tnbc_ticks();
     (void)sink;
-    *mprotect_ticks = rc == 0 ? t1 - t0 : 0;
+    *mprotect_ticks = t1 - t0;
     *retouch_ticks = t2 - t1 > t3 - t2 ? (t2 - t1) - (t3 - t2) : 0;
+    return 0;
 }
 
 void tnbc_guard_measure_page_costs(double *mprotect_page_ns, double *retouch_ns)
@@ -1198,7 +1201,10 @@ void tnbc_guard_measure_page_costs(double *mprotect_page_ns, double *retouch_ns)
         return;
     memset(p, 1, PAGES * ps);
     for (int i = 0; i < ROUNDS; i++)
-        page_cost_round(p, PAGES, &mp[i], &rt[i]);
+        if (page_cost_round(p, PAGES, &mp[i], &rt[i]) != 0) {
+            munmap(p, PAGES * ps);      /* not measured: the model leaves the terms out */
+            return;
+        }
     munmap(p, PAGES * ps);
     /* Medians: a preemption in one round is not a page's cost. */
     *mprotect_page_ns = tnbc_ticks_to_ns(median_ticks(mp, ROUNDS)) / (2.0 * PAGES);
