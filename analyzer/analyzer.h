@@ -224,7 +224,8 @@ struct an_fidelity {
     int known;             /* the trace has a fidelity table with rows here */
     int calls;
     double steps, faults;  /* medians per traced call */
-    double observer_share; /* median of observer_ns / span_ns */
+    double observer_share; /* median of (observer_ns - refill_ns) / span_ns: estimated */
+    double refill_share;   /* median of refill_ns / span_ns: measured, not in the confidence */
     int64_t dropped;       /* touch events lost, all calls */
     double confidence;     /* an_confidence; NAN when unknown */
 };

@@ -253,9 +253,11 @@ static int open_range(struct tnbc_guard *g, uintptr_t a, uintptr_t b)
         return 0;
     sigset_t mask = guard_lock(g);
     int rc = raw_mprotect(a, b - a, PROT_READ | PROT_WRITE);
-    if (rc == 0 && (g->flags & GUARD_PRETOUCH) && in_handler)
+    if (rc == 0 && (g->flags & GUARD_PRETOUCH) && in_handler) {
+        uint64_t t0 = tnbc_ticks();
         pretouch(a, b);     /* only where every page opened: none unmapped */
-    else if (rc != 0)
+        atomic_fetch_add(&g->refill_ticks, tnbc_ticks() - t0);
+    } else if (rc != 0)
         rc = open_mapped_pages(a, b);
     guard_unlock(g, &mask);
     return rc;

@@ -112,6 +112,8 @@ struct tnbc_guard {
      * else NULL. */
     const char *refused;
     atomic_uint faults, steps;         /* what observing this guard cost */
+    atomic_ullong refill_ticks;        /* GUARD_PRETOUCH's reads: observer time measured,
+                                          not estimated (fidelity.refill_ns) */
     int armed;
     struct tnbc_guard *next_active;
 };

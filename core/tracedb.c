@@ -32,7 +32,7 @@ static const char *const stmt_sql[S_COUNT] = {
                " traced, total_ns, bytes, comm_shape, fallback)"
                " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
     [S_FIDELITY] = "INSERT OR REPLACE INTO fidelity(call_id, faults, steps, observer_ns, span_ns,"
-                   " dropped) VALUES (?1,?2,?3,?4,?5,?6)",
+                   " dropped, refill_ns) VALUES (?1,?2,?3,?4,?5,?6,?7)",
 };
 
 struct tnbc_db {
@@ -237,6 +237,7 @@ int tnbc_db_fidelity(struct tnbc_db *db, const struct tnbc_fidelity_row *f)
     sqlite3_bind_int64(s, 4, f->observer_ns);
     sqlite3_bind_int64(s, 5, f->span_ns);
     sqlite3_bind_int64(s, 6, f->dropped);
+    sqlite3_bind_int64(s, 7, f->refill_ns);
     return step(db, S_FIDELITY);
 }
 

@@ -60,6 +60,7 @@ int tnbc_db_site(struct tnbc_db *db, const struct tnbc_site_row *s);
 /* What a traced call's trace could not measure cleanly (table fidelity). */
 struct tnbc_fidelity_row {
     int64_t call_id, faults, steps, observer_ns, span_ns, dropped;
+    int64_t refill_ns;  /* of observer_ns: the handler's measured page refills */
 };
 int tnbc_db_fidelity(struct tnbc_db *db, const struct tnbc_fidelity_row *f);
 

@@ -90,7 +90,9 @@ CREATE TABLE IF NOT EXISTS fidelity (
     steps       INTEGER NOT NULL,        -- single-stepped instructions on shared pages
     observer_ns INTEGER NOT NULL,        -- tnbc's own time in the span (program time leaves it out)
     span_ns     INTEGER NOT NULL,        -- wall time of the span; -1: no next collective
-    dropped     INTEGER NOT NULL         -- touch events lost (ring full) in the span
+    dropped     INTEGER NOT NULL,        -- touch events lost (ring full) in the span
+    refill_ns   INTEGER NOT NULL DEFAULT 0 -- of observer_ns: the handler's reads of the pages
+                                         -- it opened, timed (GUARD_PRETOUCH); schema 4
 );
 -- Replay summaries only (libreplay/activity.c): when each receive piece of a
 -- recorded early call landed, when the program waited for one, and when the

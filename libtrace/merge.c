@@ -66,8 +66,9 @@ static const char merge_sql[] =
 
 /* Rank databases written before the fidelity table existed have none. */
 static const char merge_fidelity_sql[] =
-    "INSERT INTO fidelity SELECT call_id + (SELECT n FROM shift), faults, steps, observer_ns,"
-    " span_ns, dropped FROM src.fidelity;";
+    "INSERT INTO fidelity(call_id, faults, steps, observer_ns, span_ns, dropped, refill_ns)"
+    " SELECT call_id + (SELECT n FROM shift), faults, steps, observer_ns, span_ns, dropped,"
+    " refill_ns FROM src.fidelity;";
 
 /* Replay summaries written before the activity tables existed have none. */
 static const char merge_activity_sql[] =

@@ -244,10 +244,13 @@ static void write_fidelity(const struct traced_call *tc)
         .call_id = tc->call_id, .span_ns = tc->span_ns, .observer_ns = tc->observer_ns,
         .dropped = tc->dropped,
     };
+    uint64_t refill = 0;
     for (int side = RECV; side <= SEND; side++) {
         f.faults += atomic_load(&tc->guard[side].faults);
         f.steps += atomic_load(&tc->guard[side].steps);
+        refill += atomic_load(&tc->guard[side].refill_ticks);
     }
+    f.refill_ns = (int64_t)tnbc_ticks_to_ns(refill);
     tnbc_db_fidelity(T.db, &f);
 }
 

@@ -23,13 +23,15 @@ import mktrace  # noqa: E402
 
 ANALYZE, W = sys.argv[1], sys.argv[2]
 MB, TCOMM = 1 << 20, 1_000_000
-# site: (per call: steps, observer_ns, span_ns, dropped), expected confidence, on?,
+# site: (per call: steps, observer_ns, span_ns, dropped[, refill_ns]), expected confidence, on?,
 # the reason an off site must give
 TRACE = "the trace cannot support the prediction: confidence "
 CASES = {
     "app+0x10": ((0, 100_000, 1_000_000, 0), "0.90", True, None),          # share 0.1
     "app+0x20": ((768, 0, 1_000_000, 0), "0.25", False, TRACE + "0.25"),   # 768 steps
     "app+0x30": ((0, 600_000, 1_000_000, 0), "0.40", False, TRACE + "0.40"),  # share 0.6
+    # share 0.6, of it 0.5 the handler's timed page refills: 0.1 counts
+    "app+0x38": ((0, 600_000, 1_000_000, 0, 500_000), "0.90", True, None),
     "app+0x40": ((0, 0, 1_000_000, 1), "0.00", False, TRACE + "0.00"),     # a dropped event
     "app+0x50": ((256, 0, -1, 0), "0.75", True, None),                     # no span: steps only
     "app+0x60": (None, None, True, None),                                  # no fidelity rows
@@ -49,9 +51,11 @@ for site, (fid, _, _, _) in CASES.items():
             cid = t.ordered_call(r, site, "alltoall", 2, block, [1, 0], inv * 10 * TCOMM,
                                  inv * 10 * TCOMM + TCOMM, first, gap)
             if fid:
-                steps, obs, span, dropped = fid
-                t.db.execute("INSERT INTO fidelity VALUES (?,?,?,?,?,?)",
-                             (cid, 2, steps, obs, span, dropped if inv == 0 and r == 0 else 0))
+                steps, obs, span, dropped, refill = (fid + (0,))[:5]
+                t.db.execute("INSERT INTO fidelity(call_id, faults, steps, observer_ns, span_ns, "
+                             "dropped, refill_ns) VALUES (?,?,?,?,?,?,?)",
+                             (cid, 2, steps, obs, span, dropped if inv == 0 and r == 0 else 0,
+                              refill))
 t.close()
 out = subprocess.run([ANALYZE, path, "-o", os.path.join(W, "conf.profile")],
                      capture_output=True, text=True, timeout=60)
