@@ -26,13 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Traces before schema 4's fidelity.refill_ns: all observer time estimated. */
-static int has_refill_column(sqlite3 *db)
+/* Whether the query gives a row (0 when it cannot be prepared). */
+static int has_row(sqlite3 *db, const char *sql)
 {
     sqlite3_stmt *st;
     int yes = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('fidelity') WHERE "
-                               "name = 'refill_ns'", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return 0;
     yes = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_finalize(st);
@@ -41,14 +40,13 @@ static int has_refill_column(sqlite3 *db)
 
 static int has_fidelity_table(sqlite3 *db)
 {
-    sqlite3_stmt *st;
-    int yes = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
-                               "name = 'fidelity'", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    yes = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return yes;
+    return has_row(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fidelity'");
+}
+
+/* Traces before schema 4's fidelity.refill_ns: all observer time estimated. */
+static int has_refill_column(sqlite3 *db)
+{
+    return has_row(db, "SELECT 1 FROM pragma_table_info('fidelity') WHERE name = 'refill_ns'");
 }
 
 /* confidence = min(1 - share / AN_MAX_OBSERVER, 1 - steps / AN_MAX_STEPS),
