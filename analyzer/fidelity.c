@@ -71,14 +71,12 @@ int an_site_fidelity(struct an_trace *t, const struct an_site *s, struct an_fide
     f->confidence = NAN;
     if (!db || !has_fidelity_table(db))
         return 0;       /* a trace from before the table: nothing known */
-    if (sqlite3_prepare_v2(db, has_refill_column(db)
-                                   ? "SELECT f.steps, f.faults, f.observer_ns, f.span_ns, f.dropped, "
-                                     "f.refill_ns FROM fidelity f JOIN call c ON c.call_id = "
-                                     "f.call_id WHERE c.site = ?1 AND c.op = ?2 AND c.recv_bytes > 0"
-                                   : "SELECT f.steps, f.faults, f.observer_ns, f.span_ns, f.dropped, "
-                                     "0 FROM fidelity f JOIN call c ON c.call_id = f.call_id "
-                                     "WHERE c.site = ?1 AND c.op = ?2 AND c.recv_bytes > 0",
-                           -1, &st, NULL) != SQLITE_OK) {
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT f.steps, f.faults, f.observer_ns, f.span_ns, f.dropped, %s "
+                              "FROM fidelity f JOIN call c ON c.call_id = f.call_id "
+                              "WHERE c.site = ?1 AND c.op = ?2 AND c.recv_bytes > 0",
+             has_refill_column(db) ? "f.refill_ns" : "0");
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: fidelity: %s", t->path, sqlite3_errmsg(db));
         return -1;
     }

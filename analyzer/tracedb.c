@@ -93,17 +93,12 @@ static int check_schema(struct an_trace *t, char *err, size_t errlen)
 static int load_runs(struct an_trace *t, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    static const char *const by_version[] = {
-        "SELECT rank, world_size, host, tsc_hz, mode, page_size, copy_bw, mprotect_ns, "
-        "fault_ns, finished, 0, 0, 0, 0 FROM run ORDER BY rank",
-        "SELECT rank, world_size, host, tsc_hz, mode, page_size, copy_bw, mprotect_ns, "
-        "fault_ns, finished, machine_ranks, machine_cpus, 0, 0 FROM run ORDER BY rank",
-        "SELECT rank, world_size, host, tsc_hz, mode, page_size, copy_bw, mprotect_ns, "
-        "fault_ns, finished, machine_ranks, machine_cpus, mprotect_page_ns, retouch_ns "
-        "FROM run ORDER BY rank",
-    };
-    int v = t->schema_version >= 4 ? 2 : t->schema_version == 3 ? 1 : 0;
-    if (prepare(t, by_version[v], &st, err, errlen) < 0)
+    char sql[320];
+    snprintf(sql, sizeof sql, "SELECT rank, world_size, host, tsc_hz, mode, page_size, copy_bw, "
+                              "mprotect_ns, fault_ns, finished, %s, %s FROM run ORDER BY rank",
+             t->schema_version >= 3 ? "machine_ranks, machine_cpus" : "0, 0",
+             t->schema_version >= 4 ? "mprotect_page_ns, retouch_ns" : "0, 0");
+    if (prepare(t, sql, &st, err, errlen) < 0)
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

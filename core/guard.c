@@ -837,12 +837,8 @@ static int mark_alone(struct tnbc_guard *g)
         return -1;
     for (int s = 0; s < n; s++) {
         uintptr_t a = page_up(sub_start(g, s)), b = page_down(sub_end(g, s));
-        if (a < g->lo)
-            a = g->lo;
-        if (b > g->hi)
-            b = g->hi;
         int subs = 0;
-        if (a < b && a + page_size <= b)
+        if (clip(g, &a, &b) && a + page_size <= b)
             overlapping(g, a, a + page_size, count_sub, &subs);
         g->alone[s] = subs == 1;
     }
@@ -857,11 +853,7 @@ int tnbc_guard_may_step(const struct tnbc_guard *g)
         if (sub_end(g, s) == sub_start(g, s))
             continue;
         uintptr_t a = page_down(sub_start(g, s)), b = page_up(sub_end(g, s));
-        if (a < g->lo)
-            a = g->lo;
-        if (b > g->hi)
-            b = g->hi;
-        if (a < b && !g->alone[s])     /* on a protected page, none its own */
+        if (clip(g, &a, &b) && !g->alone[s])     /* on a protected page, none its own */
             return 1;
     }
     return 0;

@@ -337,10 +337,10 @@ static void record_call(struct traced_call *tc, const struct tnbc_args *a, const
 /* Single steps are what a traced call of sub-page blocks costs (tens of
  * microseconds each, thousands per call when the code reads a block byte
  * by byte: a text alltoall of 4000 B blocks parsed with strtod took
- * 2,200-8,200 steps, about 175 ms, in every traced call). A site's first TNBC_TRACE_STEP_CALLS calls that
- * can step give the exact order on shared pages; later ones record, on
- * each shared page, the sub-message touched first there and release the
- * others (`limit`). */
+ * 2,200-8,200 steps, about 175 ms, in every traced call). A site's first
+ * TNBC_TRACE_STEP_CALLS calls that can step give the exact order on shared
+ * pages; later ones record, on each shared page, the sub-message touched
+ * first there and release the others (`limit`). */
 static void arm(struct traced_call *tc, int side, struct site_stats *st)
 {
     struct tnbc_guard *g = &tc->guard[side];
