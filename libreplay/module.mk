@@ -22,13 +22,18 @@ $(REPLAY_LIB): $(CORE_BASE_OBJS) $(CORE_WRAP_OBJS) $(REPLAY_OBJS) $(REPLAY_ANALY
 ALL_TARGETS += $(REPLAY_LIB)
 
 # Unit test of the piece cut (cmocka), run by test/replay.sh.
-REPLAY_UNIT_BINS := $(BUILD)/test/replay/test_pieces $(BUILD)/test/replay/test_land
+REPLAY_UNIT_BINS := $(BUILD)/test/replay/test_pieces $(BUILD)/test/replay/test_land \
+                    $(BUILD)/test/replay/test_pool
 
 $(BUILD)/test/replay/test_pieces: test/replay/test_pieces.c $(BUILD)/libreplay/pieces.o
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Ilibreplay -o $@ $(filter %.c %.o,$^) $(LDFLAGS) -lcmocka
 
 $(BUILD)/test/replay/test_land: test/replay/test_land.c $(BUILD)/libreplay/land.o $(CORE_BASE_OBJS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -Ilibreplay -o $@ $(filter %.c %.o,$^) $(LDFLAGS) -lcmocka -lm $(CORE_LIBS)
+
+$(BUILD)/test/replay/test_pool: test/replay/test_pool.c $(BUILD)/libreplay/pool.o $(CORE_BASE_OBJS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -Ilibreplay -o $@ $(filter %.c %.o,$^) $(LDFLAGS) -lcmocka -lm $(CORE_LIBS)
 
