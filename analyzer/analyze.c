@@ -211,6 +211,30 @@ static int64_t sub_bytes(const struct an_site *s, const struct tnbc_profile_site
     return (int64_t)m;
 }
 
+/* With --measured, the reason says that Tinit's part in the call is the
+ * early return that run timed at this site (mean over its calls). */
+static int note_measured_tinit(const struct an_site *s, struct tnbc_profile_site *ps)
+{
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < s->ncalls; i++)
+        if (isfinite(s->calls[i].measured_in_call_ns)) {
+            sum += s->calls[i].measured_in_call_ns;
+            n++;
+        }
+    if (!n || !ps->reason)
+        return 0;
+    size_t len = strlen(ps->reason) + 160;
+    char *r = malloc(len);
+    if (!r)
+        return -1;
+    snprintf(r, len, "%s; Tinit counts the early return as timed in the measured run "
+             "(%.1f us per call)", ps->reason, sum / n / 1e3);
+    free(ps->reason);
+    ps->reason = r;
+    return 0;
+}
+
 int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_site *ps)
 {
     char bad[256] = "";
@@ -254,6 +278,8 @@ int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_sit
         return -1;
     int timed = an_decide(ps, sub_bytes(s, ps), bad[0] ? bad : NULL, an_site_share(t, s),
                           s->crowded[0] ? s->crowded : t->comm_cpu_why);
+    if (note_measured_tinit(s, ps) < 0)
+        return -1;
     struct an_fidelity fid;
     if (an_site_fidelity(t, s, &fid, bad, sizeof bad) < 0)
         return -1;

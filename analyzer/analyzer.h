@@ -48,6 +48,17 @@ struct an_rank {
 
 struct an_platform;
 
+/* An early return measured in a replay run (the summary's early_cost,
+ * read for --measured): per site and rank, the mean over its early calls
+ * of the eight steps the call took before the program went on, the
+ * agreement counted as the shortest over the site's ranks (the others'
+ * is mostly their wait for the last member, which blocking has too). */
+struct an_early {
+    char *site, *op;
+    int rank;
+    double in_call_ns;
+};
+
 struct an_trace {
     void *db;        /* sqlite3 * */
     const char *path;
@@ -67,6 +78,11 @@ struct an_trace {
      * count (profile lookup, agreement, plan, own block landed, hand-off),
      * as measured with TNBC_REPLAY_PHASES; added to every call's Tinit. */
     double early_cost_ns;
+    /* --measured: the early returns measured in that run (an_early_read);
+     * a call of a listed site and rank takes its in-call part of Tinit from
+     * there instead of from the model's terms and early_cost_ns. Owned. */
+    struct an_early *early;
+    int nearly;
     /* --platform: Tcomm projected onto it (platform.h); NULL: as traced. */
     const struct an_platform *platform;
     int schema_version; /* meta's, 1 to TNBC_SCHEMA_VERSION */
@@ -98,6 +114,9 @@ struct an_call {
     int k;               /* of which touched by the code */
     int *seq;            /* [k] their indices, first touched first */
     double tcurc_ns, rcrc, tinit_ns; /* this call's model terms (model.c) */
+    /* Its rank's early return at this site as measured in replay (the
+     * eight steps, an_trace.early); NAN: not measured, the model's terms. */
+    double measured_in_call_ns;
     double own_ns;       /* the overlap this rank can get (an_call_own_overlap), NAN: n/a */
     double proj_tcomm_ns; /* Tcomm on the --platform (platform.c); < 0: as traced */
     double last_tcomm_ns; /* the least time a member spent in this invocation
@@ -136,6 +155,15 @@ enum an_cycle { AN_CYCLE_ALL, AN_CYCLE_AFTER_EARLY, AN_CYCLE_AFTER_BLOCKING };
  * at the site to the next's; returns how many cycles, or -1 with err. */
 int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, enum an_cycle kind,
                      double *out, char *err, size_t errlen);
+/* The replay summary's early_cost rows with early calls, into *out (a
+ * new array of *n, caller frees with an_early_free); none when the summary
+ * predates the table. Returns 0, or -1 with err. */
+int an_early_read(struct an_trace *replay, struct an_early **out, int *n, char *err,
+                  size_t errlen);
+void an_early_free(struct an_early *e, int n);
+/* The measured early return of site/op on rank (mean of the steps per
+ * early call); NAN when the run measured none. */
+double an_early_in_call_ns(const struct an_trace *t, const char *site, const char *op, int rank);
 /* Decisions checked against a replay run with the profile (measured.c). */
 int an_measured(struct tnbc_profile *p, struct an_trace *trace, struct an_trace *replay,
                 char *err, size_t errlen);

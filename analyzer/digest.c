@@ -151,10 +151,12 @@ int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_
     c->nrecv = n;
     mark_near(t, s, c, subs, n);
     c->proj_tcomm_ns = t->platform ? an_platform_tcomm(t->platform, c, &t->ranks[c->rank]) : -1;
+    c->measured_in_call_ns = an_early_in_call_ns(t, s->site, s->op, c->rank);
     an_call_terms(c, subs, n, &t->ranks[c->rank], &c->tcurc_ns, &c->rcrc, &c->tinit_ns);
     if (t->platform)
         project_cpu(t->platform, c);
-    c->tinit_ns += t->early_cost_ns; /* the measured steps model.c does not see */
+    if (!isfinite(c->measured_in_call_ns))
+        c->tinit_ns += t->early_cost_ns; /* the steps model.c does not see, as given */
     c->own_ns = an_call_own_overlap(c, subs, n, &t->ranks[c->rank], an_call_share(t, s, c));
     if (digest_order(c, subs, n) < 0)
         return -1;

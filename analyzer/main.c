@@ -22,8 +22,11 @@ static const char usage[] =
     "  -o FILE   profile to write ('-' for standard output)\n"
     "  --measured REPLAY.db\n"
     "            a merged replay summary of a run with this trace's profile\n"
-    "            (tnbc run --summary, tnbc merge): a site that is on but was\n"
-    "            not faster there than traced is turned off\n"
+    "            (tnbc run --summary, tnbc merge): the early returns it timed\n"
+    "            are Tinit's part in the call for their site and rank (in\n"
+    "            place of the model's copy, arm and edge terms and of\n"
+    "            --early-cost); a site that is on but was not faster there\n"
+    "            than traced is turned off\n"
     "  --comm-cpu-share S\n"
     "            share of a CPU (0 to 0.9) that communication in flight takes\n"
     "            from the program it overlaps, as measured on the cluster the\n"
@@ -34,8 +37,8 @@ static const char usage[] =
     "  --early-cost US\n"
     "            per call, the early return's steps Tinit does not count\n"
     "            (candidate + agree + plan + land_self + submit of the\n"
-    "            TNBC_REPLAY_PHASES line, docs/analyzer.md); added to Tinit.\n"
-    "            Default 0\n"
+    "            TNBC_REPLAY_PHASES line, docs/analyzer.md); added to Tinit\n"
+    "            where --measured timed no early return. Default 0\n"
     "  --platform SPEC\n"
     "            a projection, not a measurement: predict for another platform,\n"
     "            SPEC = link=RATE,latency=TIME,ppn=N,nodes=N[,memcpy=RATE][,cores=N]\n"
@@ -73,21 +76,16 @@ static void warn_unfinished(const struct an_trace *t)
                 t->path, n);
 }
 
-static int check_measured(struct tnbc_profile *p, struct an_trace *t, const char *path,
-                          char *err, size_t errlen)
+static int open_measured(struct an_trace *r, const char *path, char *err, size_t errlen)
 {
-    struct an_trace r;
-    if (an_replay_open(&r, path, err, errlen) < 0) {
-        /* Say what was expected: a replay summary, not a trace. */
-        char why[TNBC_PROFILE_ERRLEN];
-        snprintf(why, sizeof why, "%s", err);
-        snprintf(err, errlen, "--measured %.100s: not a replay summary (tnbc run --summary "
-                 "DIR, or its merge): %.300s", path, why);
-        return -1;
-    }
-    int rc = an_measured(p, t, &r, err, errlen);
-    an_trace_close(&r);
-    return rc;
+    if (an_replay_open(r, path, err, errlen) == 0)
+        return 0;
+    /* Say what was expected: a replay summary, not a trace. */
+    char why[TNBC_PROFILE_ERRLEN];
+    snprintf(why, sizeof why, "%s", err);
+    snprintf(err, errlen, "--measured %.100s: not a replay summary (tnbc run --summary "
+             "DIR, or its merge): %.300s", path, why);
+    return -1;
 }
 
 /* The profile says it is a projection, and onto what, in its source. */
@@ -183,9 +181,21 @@ int main(int argc, char **argv)
         return 2;
     }
     char err[TNBC_PROFILE_ERRLEN];
-    struct an_trace t;
+    struct an_trace t, r;
     if (an_trace_open(&t, in, err, sizeof err) < 0) {
         fprintf(stderr, "tnbc-analyze: %s\n", err);
+        return 1;
+    }
+    if (measured && open_measured(&r, measured, err, sizeof err) < 0) {
+        fprintf(stderr, "tnbc-analyze: %s\n", err);
+        an_trace_close(&t);
+        return 1;
+    }
+    /* The early return as that run timed it: Tinit's part in the call. */
+    if (measured && an_early_read(&r, &t.early, &t.nearly, err, sizeof err) < 0) {
+        fprintf(stderr, "tnbc-analyze: %s\n", err);
+        an_trace_close(&r);
+        an_trace_close(&t);
         return 1;
     }
     warn_unfinished(&t);
@@ -200,7 +210,9 @@ int main(int argc, char **argv)
         rc = -1;
     }
     if (rc == 0 && measured)
-        rc = check_measured(p, &t, measured, err, sizeof err);
+        rc = an_measured(p, &t, &r, err, sizeof err);
+    if (measured)
+        an_trace_close(&r);
     an_trace_close(&t);
     if (!p)
         snprintf(err, sizeof err, "out of memory");

@@ -162,7 +162,9 @@ static double sub_pages(const struct an_sub *u, const struct an_rank *r)
  * pages ('e' wholly, 'p' partly), which must arrive before returning:
  * their share of the communication (of 'e' ones; a 'p' one's edge part is
  * under a page), after their senders' own steps before sending
- * (edge_senders_steps). */
+ * (edge_senders_steps). With --measured, the part in the call (copy, arm,
+ * edges) is the early return that run timed, all its steps included
+ * (an_call.measured_in_call_ns). */
 static double call_tinit(const struct an_call *c, const struct an_sub *subs, int n,
                          const struct an_rank *r, double tcomm)
 {
@@ -182,13 +184,19 @@ static double call_tinit(const struct an_call *c, const struct an_sub *subs, int
         if (u->guard == 'e')
             edge += u->bytes;
     }
+    /* After the return: the guard opened piece by piece, the program's
+     * faults, and its first reads of pages opened again. */
+    double after = nguard * r->mprotect_ns + ntouch * r->fault_ns +
+                   pages_guarded * r->mprotect_page_ns + pages_read * r->retouch_ns;
+    if (isfinite(c->measured_in_call_ns))   /* --measured: the call's own steps, timed */
+        return c->measured_in_call_ns + after;
+    /* In the call: the send copy, the guard armed, the edge pages' data. */
     double copy = r->copy_bw > 0 ? (double)c->send_bytes / r->copy_bw * 1e9 : 0;
-    double guard = 2.0 * nguard * r->mprotect_ns + ntouch * r->fault_ns +
-                   2.0 * pages_guarded * r->mprotect_page_ns + pages_read * r->retouch_ns;
+    double arm = nguard * r->mprotect_ns + pages_guarded * r->mprotect_page_ns;
     double edges = c->recv_bytes > 0 ? tcomm * (double)edge / (double)c->recv_bytes : 0;
     if (edged)
         edges += edge_senders_steps(copy, nguard * r->mprotect_ns);
-    return copy + guard + edges;
+    return copy + arm + edges + after;
 }
 
 static double own_tcomm(const struct an_call *c, const struct an_rank *r)

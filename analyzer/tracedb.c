@@ -8,6 +8,7 @@
  */
 #include "analyzer.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -257,8 +258,97 @@ int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, enum 
     return n;
 }
 
+void an_early_free(struct an_early *e, int n)
+{
+    for (int i = 0; e && i < n; i++) {
+        free(e[i].site);
+        free(e[i].op);
+    }
+    free(e);
+}
+
+static int early_push(struct an_early **v, int *n, int *cap, const char *site, const char *op,
+                      int rank, double in_call_ns)
+{
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 16;
+        struct an_early *w = realloc(*v, (size_t)c * sizeof *w);
+        if (!w)
+            return -1;
+        *v = w;
+        *cap = c;
+    }
+    struct an_early *e = &(*v)[*n];
+    *e = (struct an_early){ .site = strdup(site), .op = strdup(op), .rank = rank,
+                            .in_call_ns = in_call_ns };
+    if (!e->site || !e->op) {
+        free(e->site);
+        free(e->op);
+        return -1;
+    }
+    (*n)++;
+    return 0;
+}
+
+int an_early_read(struct an_trace *replay, struct an_early **out, int *n, char *err,
+                  size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (prepare(replay, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                        "name = 'early_cost'", &st, err, errlen) < 0)
+        return -1;
+    int have = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+    sqlite3_finalize(st);
+    if (!have)
+        return 0;   /* a summary made before the table existed */
+    /* The agreement (an MPI_Alltoall) also holds a member until the last
+     * one has come, a wait the blocking collective has too: of it, only
+     * the shortest over the members' means is the early return's own
+     * (that member came last), as tnbc auto counts it (docs/auto.md). */
+    if (prepare(replay, "SELECT site, op, rank, (candidate_ns + plan_ns + land_self_ns + arm_ns"
+                        " + copy_ns + submit_ns + edges_ns) * 1.0 / early + (SELECT"
+                        " min(m.agree_ns * 1.0 / m.early) FROM early_cost m WHERE m.site = e.site"
+                        " AND m.op = e.op AND m.early > 0) FROM early_cost e WHERE early > 0"
+                        " ORDER BY site, op, rank", &st, err, errlen) < 0)
+        return -1;
+    int cap = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *site = (const char *)sqlite3_column_text(st, 0);
+        const char *op = (const char *)sqlite3_column_text(st, 1);
+        double ns = sqlite3_column_double(st, 3);
+        if (!site || !op || !(ns >= 0)) {
+            sqlite3_finalize(st);
+            return terr(replay, err, errlen, "early_cost: a row without a site or with a "
+                                             "negative time");
+        }
+        if (early_push(out, n, &cap, site, op, sqlite3_column_int(st, 2), ns) < 0) {
+            sqlite3_finalize(st);
+            return terr(replay, err, errlen, "out of memory");
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return terr(replay, err, errlen, "early_cost: %s", sqlite3_errmsg(replay->db));
+    return 0;
+}
+
+double an_early_in_call_ns(const struct an_trace *t, const char *site, const char *op, int rank)
+{
+    for (int i = 0; i < t->nearly; i++) {
+        const struct an_early *e = &t->early[i];
+        if (e->rank == rank && !strcmp(e->site, site) && !strcmp(e->op, op))
+            return e->in_call_ns;
+    }
+    return NAN;
+}
+
 void an_trace_close(struct an_trace *t)
 {
+    an_early_free(t->early, t->nearly);
+    t->early = NULL;
+    t->nearly = 0;
     for (int r = 0; t->ranks && r < t->world_size; r++)
         free(t->ranks[r].host);
     free(t->ranks);

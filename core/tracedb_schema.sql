@@ -127,3 +127,23 @@ CREATE TABLE IF NOT EXISTS activity (
     events  INTEGER NOT NULL,            -- rows written to the three tables above
     dropped INTEGER NOT NULL             -- events past TNBC_REPLAY_ACTIVITY_MAX, not written
 );
+-- Replay summaries only (libreplay/phases.c): per rank and site, the early
+-- returns' steps summed (docs/replay.md, "The early return's cost") and the
+-- progress thread's landing of the pieces of the calls it completed.
+-- Empty in traces.
+CREATE TABLE IF NOT EXISTS early_cost (
+    rank         INTEGER NOT NULL,
+    site         TEXT    NOT NULL,
+    op           TEXT    NOT NULL,
+    early        INTEGER NOT NULL,       -- calls that returned early: the steps' count
+    candidate_ns INTEGER NOT NULL,       -- the steps, summed over those calls
+    agree_ns     INTEGER NOT NULL,
+    plan_ns      INTEGER NOT NULL,
+    land_self_ns INTEGER NOT NULL,
+    arm_ns       INTEGER NOT NULL,
+    copy_ns      INTEGER NOT NULL,
+    submit_ns    INTEGER NOT NULL,
+    edges_ns     INTEGER NOT NULL,
+    land_ns      INTEGER NOT NULL,       -- the progress thread writing pieces in and opening them
+    land_bytes   INTEGER NOT NULL
+);

@@ -6,6 +6,7 @@
  * tokens.c; its private buffers come from pool.c. */
 #include "plan.h"
 #include "activity.h"
+#include "clock.h"
 #include "config.h"
 #include "land.h"
 #include "land_typed.h"
@@ -404,8 +405,11 @@ void nbop_step_landed(struct nbop *op, int i)
     assert(!s->chain || op->chain_left[s->sub] == 0);
     test_land_delay();
     /* Each step delivers one guard sub-message: a piece or a chunk. */
-    plan_deliver(op, s->sub, op->shadow + nbop_guard_layout(op)->sub[s->sub].offset,
-                 s->kind == STEP_RECV && s->part != PART_BODY, 0);
+    const struct tnbc_submsg *sb = &nbop_guard_layout(op)->sub[s->sub];
+    uint64_t t0 = tnbc_ticks();
+    plan_deliver(op, s->sub, op->shadow + sb->offset, s->kind == STEP_RECV && s->part != PART_BODY, 0);
+    op->land_ticks += tnbc_ticks() - t0;
+    op->land_bytes += (int64_t)sb->bytes;
     activity_arrival(op, s->sub);
     sub_landed(op);      /* the last one retires the op's guard */
 }

@@ -137,6 +137,11 @@ struct nbop {
     const struct tnbc_profile_site *site_prio;
     int remaining;                 /* steps not done (progress thread only) */
     atomic_llong wait_ns;          /* time the program waited in faults */
+    /* The progress thread's landings of remote pieces (nbop_step_landed);
+     * read by the caller's thread after progress_take_done hands the op
+     * back. */
+    uint64_t land_ticks;
+    int64_t land_bytes;
     int site_index;
     uint64_t entry_tick, return_tick;
     int64_t invocation;            /* the call's 0-based count at its site */

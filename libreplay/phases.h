@@ -1,7 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Where an early return's time goes: the steps of tnbc_mode_collective
- * timed per call and averaged per rank, printed at MPI_Finalize when
- * TNBC_REPLAY_PHASES=1 (docs/replay.md, "The early return's cost"). */
+ * timed per call, summed per site (the summary's early_cost table, read by
+ * tnbc report and tnbc analyze --measured) and per rank (one line at
+ * MPI_Finalize when TNBC_REPLAY_PHASES=1); docs/replay.md, "The early
+ * return's cost".
+ *
+ * A call's steps accumulate in its thread's current record from
+ * phase_start on; phase_call_done adds them to the site's and the rank's
+ * sums once the call has returned early. A call that ends blocking never
+ * reaches phase_call_done, and the next phase_start drops its record. */
 #ifndef TNBC_REPLAY_PHASES_H
 #define TNBC_REPLAY_PHASES_H
 
@@ -19,13 +26,29 @@ enum phase {
     PHASE_COUNT
 };
 
-/* Starts timing a call; returns the clock to pass to phase_end. */
+/* A site's (or a rank's) early returns: how many, and their steps summed. */
+struct phase_sums {
+    int64_t calls;
+    uint64_t ticks[PHASE_COUNT];
+};
+
+/* Starts timing a call (dropping the thread's unfinished record); returns
+ * the clock to pass to phase_end. */
 uint64_t phase_start(void);
-/* Adds the time since *clock to phase k and restarts *clock. */
+/* Adds the time since *clock to step k of the current call and restarts
+ * *clock. */
 void phase_end(uint64_t *clock, enum phase k);
-/* Counts one early return whose phases were all timed. */
-void phase_call_done(void);
-/* One line on stderr with this rank's mean per phase, when asked for. */
+/* The current call returned early: its steps are added to *site (NULL:
+ * a call site dladdr could not name) and to the rank's sums. */
+void phase_call_done(struct phase_sums *site);
+/* One line on stderr with this rank's mean per step, when asked for. */
 void phase_report(int rank);
+
+struct tnbc_db;
+/* One early_cost row (docs/schema.md): the site's steps in ns and the
+ * progress thread's landing of its pieces (land_ns, land_bytes). Returns 0,
+ * or -1 when SQLite refused it. */
+int phase_write(struct tnbc_db *db, int rank, const char *site, const char *op,
+                const struct phase_sums *s, int64_t land_ns, int64_t land_bytes);
 
 #endif

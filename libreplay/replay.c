@@ -114,6 +114,9 @@ struct site_stats {
     enum tnbc_op op;
     int64_t calls, early, total_ticks, wait_ns, bytes;
     int64_t fallback[FB_COUNT];   /* blocking calls by reason */
+    struct phase_sums steps;      /* the early returns' steps */
+    uint64_t land_ticks;          /* the progress thread's landings (reaped ops) */
+    int64_t land_bytes;
     int warned;
     struct auto_site *au;         /* TNBC_AUTO: what the site learned */
 };
@@ -362,6 +365,8 @@ static void record(struct nbop *op)
     struct site_stats *st = stats_at(op->site_index);
     int64_t wait = atomic_load(&op->wait_ns);
     st->wait_ns += wait;
+    st->land_ticks += op->land_ticks;
+    st->land_bytes += op->land_bytes;
     if (!R.db || !op->record)
         return;
     struct tnbc_call_row row = {
@@ -671,7 +676,7 @@ static int run_early(struct nbop *op, struct site_stats *st, const struct tnbc_s
         warn_blocking(st, site, opk, wait ? "its pages could not be guarded" : "out of memory");
         return MPI_SUCCESS;
     }
-    phase_call_done();
+    phase_call_done(&st->steps);
     st->early++;
     st->bytes += (int64_t)op->layout.recv.bytes;
     return MPI_SUCCESS;
@@ -1173,6 +1178,10 @@ static void write_summary(void)
             .fallback = fallback,
         };
         tnbc_db_site(R.db, &row);
+        if ((s->steps.calls || s->land_bytes) &&
+            phase_write(R.db, R.rank, row.site, row.op, &s->steps,
+                        (int64_t)tnbc_ticks_to_ns(s->land_ticks), s->land_bytes) < 0)
+            tnbc_warn("the summary's early_cost row for %s was not written", row.site);
     }
     write_stopped_rows();
     activity_write(R.db, R.rank);

@@ -79,6 +79,9 @@ static const char merge_activity_sql[] =
     "INSERT INTO progress SELECT * FROM src.progress;"
     "INSERT OR REPLACE INTO activity SELECT * FROM src.activity;";
 
+/* Replay summaries written before the early_cost table existed have none. */
+static const char merge_early_cost_sql[] = "INSERT INTO early_cost SELECT * FROM src.early_cost;";
+
 static int src_has(sqlite3 *db, const char *table)
 {
     sqlite3_stmt *st;
@@ -106,6 +109,8 @@ static int merge_one(sqlite3 *db, const char *file)
             rc = exec(db, merge_fidelity_sql, file);
         if (!rc && src_has(db, "activity"))
             rc = exec(db, merge_activity_sql, file);
+        if (!rc && src_has(db, "early_cost"))
+            rc = exec(db, merge_early_cost_sql, file);
         exec(db, rc ? "ROLLBACK" : "COMMIT", "commit");
     }
     exec(db, "DETACH src", "detach");

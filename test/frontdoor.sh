@@ -172,6 +172,28 @@ tuned() {
         "$TNBC" merge rep.db rep.d > /dev/null
 }
 t_run "workflow: analyze, tuned run (bit-identical output), merge" tuned
+# The early returns' steps and landings per rank and site (early_cost):
+# tnbc merge carries every rank's row, and tnbc report shows them. The
+# program made 4 early Alltoalls per rank, each landing one remote 64 KiB
+# block.
+early_cost_merged() {
+    cd "$W" || return 1
+    local f per merged
+    per=$(for f in rep.d/rank-*.db; do
+              sqlite3 "$f" "SELECT rank, site, early, arm_ns, copy_ns, land_bytes FROM early_cost"
+          done | sort)
+    merged=$(sqlite3 rep.db "SELECT rank, site, early, arm_ns, copy_ns, land_bytes FROM early_cost" | sort)
+    echo "$merged"
+    [[ $(echo "$merged" | wc -l) -eq 2 && $per == "$merged" ]] ||
+        { echo "the rank files' rows: $per"; return 1; }
+    [[ $(sqlite3 rep.db "SELECT group_concat(early || ':' || land_bytes, ' ') FROM early_cost
+                         WHERE site LIKE 'access_order+%' AND op = 'alltoall'") == "4:262144 4:262144" ]] ||
+        { echo "want 4 early returns and 4 x 64 KiB landed per rank"; return 1; }
+    "$TNBC" report rep.d -o rep-ec --no-plots > ec.txt || return 1
+    grep -q "early return (measured, mean of 8 early calls on 2 rank(s)): candidate" ec.txt &&
+        grep -q "landing: 0.5 MiB written in by the progress thread" ec.txt || { cat ec.txt; return 1; }
+}
+t_run "summary: early_cost per rank, merged and reported" early_cost_merged
 t_run "timeline: tnbc timeline run.db rep.d -o both.json --html" \
     bash -c "cd '$W' && '$TNBC' timeline run.db rep.d -o both.json --html both.html && test -s both.html"
 # The JSON read back, checked against the databases with queries of its own,

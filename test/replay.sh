@@ -207,6 +207,24 @@ check_phases() {
         [[ $n -gt 0 && $n -eq $early ]] || { echo "rank $r: $n early returns in the phase line, $early in the summary"; return 1; }
         echo "$line" | grep -Eq 'candidate [0-9.]+ agree [0-9.]+ plan [0-9.]+ land_self [0-9.]+ arm [0-9.]+ copy [0-9.]+ submit [0-9.]+ edges [0-9.]+ total [0-9.]*[1-9]' ||
             { echo "rank $r: phase line malformed or all zero"; return 1; }
+        # The summary's early_cost row: the same early returns and steps
+        # (the line's means, printed to 0.1 us), and the remote block of
+        # every call landed by the progress thread: 1 MiB per early return.
+        local row steps want
+        row=$(q "$W/ph2.summary.d/rank-00000$r.db" "SELECT early, land_bytes, land_ns > 0
+                 FROM early_cost WHERE op = 'alltoall'")
+        echo "rank $r: early_cost $row"
+        [[ $row == "$n|$((n * 1048576))|1" ]] ||
+            { echo "rank $r: early_cost row $row, want $n|$((n * 1048576))|1"; return 1; }
+        steps=$(q "$W/ph2.summary.d/rank-00000$r.db" "SELECT candidate_ns / 1e3 / early, agree_ns / 1e3 / early,
+                 plan_ns / 1e3 / early, land_self_ns / 1e3 / early, arm_ns / 1e3 / early,
+                 copy_ns / 1e3 / early, submit_ns / 1e3 / early, edges_ns / 1e3 / early
+                 FROM early_cost WHERE op = 'alltoall'" | tr '|' ' ')
+        want=$(echo "$line" | sed -E 's/.* candidate ([0-9.]+) agree ([0-9.]+) plan ([0-9.]+) land_self ([0-9.]+) arm ([0-9.]+) copy ([0-9.]+) submit ([0-9.]+) edges ([0-9.]+) total.*/\1 \2 \3 \4 \5 \6 \7 \8/')
+        awk -v a="$steps" -v b="$want" 'BEGIN { n = split(a, x, " "); m = split(b, y, " ");
+                if (n != 8 || m != 8) exit 1
+                for (i = 1; i <= 8; i++) if (x[i] - y[i] > 0.051 || y[i] - x[i] > 0.051) exit 1 }' ||
+            { echo "rank $r: early_cost steps $steps, the phase line's $want"; return 1; }
     done
 }
 
@@ -405,6 +423,7 @@ t_openmpi_only "integrity, 3 ranks, TCP, one-page pieces" "needs Open MPI's TCP 
 t_run "the profile's piece size, and TNBC_PIECE overriding it once" check_profile_piece
 t_cmocka "$P/replay/test_pieces"
 t_cmocka "$P/replay/test_land"
+t_cmocka "$P/replay/test_pool"
 t_run "read order as profiled and opposite" check_orders
 t_run "write/fwrite/MPI_Send/free while in flight" check_io
 t_run "receives posted in the profile's priority order" check_prio_order

@@ -88,6 +88,15 @@ class Trace:
                         "traced, total_ns, bytes) VALUES (?,?,?,?,?,?,?,?,?,?)",
                         (rank, site, "app", 0, None, op, calls, traced, 0, 0))
 
+    def early_cost(self, rank, site, op, early, steps_ns, land_ns=0, land_bytes=0):
+        """A replay summary's early_cost row: `early` early returns whose
+        eight steps (candidate, agree, plan, land_self, arm, copy, submit,
+        edges) took steps_ns in all, each summed over those calls."""
+        assert len(steps_ns) == 8
+        self.db.execute("INSERT INTO early_cost VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                        (rank, site, op, early, *[int(x) for x in steps_ns], land_ns,
+                         land_bytes))
+
     def close(self):
         self.db.commit()
         self.db.close()

@@ -893,6 +893,102 @@ def test_measured_trial_compares_within_the_run():
                                            "same trial run"), s["reason"])
 
 
+def early_trace(name, **run_kw):
+    """Regime a's trace (test_early_cost) with the run's costs run_kw."""
+    t = mktrace.Trace(db(name))
+    t.runs(2, copy_bw=COPY_BW, **run_kw)
+    for inv in range(3):
+        for r in range(2):
+            t.ordered_call(r, SITE, "alltoall", 2, MB, [0, 1], 0, TCOMM, 1_500_000, 100_000)
+    t.site(0, SITE, "alltoall", 50, 3)
+    t.close()
+    return db(name)
+
+
+def early_summary(name, us_per_call, site=SITE, agree_extra_us=(0, 0)):
+    """A replay summary whose 4 early returns per rank took us_per_call[r]
+    each, in eight equal steps, the agreement agree_extra_us[r] more; no
+    call rows (nothing to compare cycles of)."""
+    t = mktrace.Trace(db(name))
+    t.runs(len(us_per_call), mode="replay")
+    for r, u in enumerate(us_per_call):
+        steps = [4 * u * 1000 / 8] * 8
+        steps[1] += 4 * agree_extra_us[r] * 1000
+        t.early_cost(r, site, "alltoall", 4, steps, land_ns=2_000_000, land_bytes=4 * MB)
+    t.close()
+    return db(name)
+
+
+def test_measured_early_return_is_tinit():
+    # mprotect 5 us and a fault 10 us: Tinit = copy 100 + the guard armed
+    # (2 guarded blocks x 5) in the call, + opened (2 x 5) and 2 faults
+    # (2 x 10) after it: 140 us.
+    trace = early_trace("et1", mprotect_ns=5000, fault_ns=10000)
+    close(site_of(analyze(trace), "alltoall")["model"]["tinit_ns"], 140_000, rel=1e-6,
+          what="the model's Tinit")
+    # A run that timed 300 us per early return replaces the part in the
+    # call (copy, arm, edges): 300 + 30 = 330 us; regime a hides
+    # Tcomm - Tinit = 670 us.
+    s = site_of(analyze_measured(trace, early_summary("es1", [300, 300])), "alltoall")
+    close(s["model"]["tinit_ns"], 330_000, rel=1e-6, what="Tinit with the measured steps")
+    close(s["model"]["toverlap_ns"], 670_000, rel=1e-6, what="eq. 3")
+    close(s["model"]["saving_call_ns"], 670_000, rel=1e-6, what="saving")
+    check(s["on"] and "Tinit counts the early return as timed in the measured run "
+          "(300.0 us per call)" in s["reason"], s["reason"])
+    # Rank 0 waited 8 ms more in the agreement, for rank 1 (a wait the
+    # blocking call has too): only the shortest agreement counts, 330 us.
+    s = site_of(analyze_measured(trace, early_summary("es5", [300, 300], agree_extra_us=(8000, 0))),
+                "alltoall")
+    close(s["model"]["tinit_ns"], 330_000, rel=1e-6, what="Tinit, one rank waiting in the agreement")
+    # --early-cost is for calls the run did not time: here it changes nothing.
+    out = db("et1-ec").replace(".db", ".profile")
+    r = subprocess.run([ANALYZE, trace, "-o", out, "-q", "--measured", db("es1"),
+                        "--early-cost", "200"], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, r.stderr)
+    close(site_of(report.read_profile(out), "alltoall")["model"]["tinit_ns"], 330_000,
+          rel=1e-6, what="Tinit, measured steps and --early-cost")
+    # The run timed another site: this one keeps the model's terms.
+    s = site_of(analyze_measured(trace, early_summary("es2", [300, 300], site="app+0x99")),
+                "alltoall")
+    close(s["model"]["tinit_ns"], 140_000, rel=1e-6, what="Tinit of an untimed site")
+    check("timed in the measured run" not in s["reason"], s["reason"])
+    # 980 us per early return: Tinit 1010 us >= Tcomm 1000 us, off.
+    s = site_of(analyze_measured(trace, early_summary("es3", [980, 980])), "alltoall")
+    check(not s["on"] and "no predicted overlap: Tinit 1010.0 us >= Tcomm 1000.0 us; Tinit "
+          "counts the early return as timed in the measured run (980.0 us per call)"
+          in s["reason"], s["reason"])
+    # A summary made before the table existed: the model's terms.
+    t = mktrace.Trace(db("es4"))
+    t.runs(2, mode="replay")
+    t.db.execute("DROP TABLE early_cost")
+    t.close()
+    close(site_of(analyze_measured(trace, db("es4")), "alltoall")["model"]["tinit_ns"],
+          140_000, rel=1e-6, what="Tinit without the table")
+
+
+def test_measured_run_decides_what_it_ran_early():
+    # With 980 us per early return timed, the model turns regime a's site
+    # off (Tinit 1010 us >= Tcomm); the trial run that timed them had its
+    # cycle 8 ms after early calls against 11 ms after blocking ones: on,
+    # the model's reason kept beside the measurement.
+    trace = early_trace("et5", mprotect_ns=5000, fault_ns=10000)
+    trial = trial_db("mr7", 8, 11, n=2)
+    db_ = sqlite3.connect(trial)
+    for r in range(2):
+        db_.execute("INSERT INTO early_cost VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (r, SITE, "alltoall", 3, *[3 * 980_000 // 8] * 8, 0, 0))
+    db_.commit()
+    db_.close()
+    s = site_of(analyze_measured(trace, trial), "alltoall")
+    check(s["on"] and s["reason"].startswith(
+        "measured in replay: 8.0 ms from call to call against 11.0 ms after its blocking calls "
+        "in the same trial run, a gain (the model said off: no predicted overlap: Tinit 1010.0 "
+        "us >= Tcomm 1000.0 us; Tinit counts the early return as timed"), s["reason"])
+    # and off where the trial measured a loss
+    s = site_of(analyze_measured(trace, trial_db("mr8", 12, 11, n=2)), "alltoall")
+    check(not s["on"] and "no gain (the model said: regime a" in s["reason"], s["reason"])
+
+
 def test_measured_bad_input():
     trace = cycle_db("mt4", lambda r: 10)
     r = analyze_measured(trace, trace, expect_rc=1)
@@ -916,6 +1012,12 @@ def test_report_with_replay():
         cid = t.ordered_call(r, SITE, "alltoall", 4, MB, [3, 1, 2, 0], 0, 300_000, 0, 50_000)
         t.db.execute("UPDATE call SET wait_ns = 100000 WHERE call_id = ?", (cid,))
         t.site(r, SITE, "alltoall", 10, 4 if r else 3)  # 10 calls, 4 (rank 0: 3) early
+        # Per rank the early returns' steps: 80 us per call on ranks 0-1,
+        # 160 on 2-3 (1 + 2 + ... + 8 = 36 parts); 1 MiB landed in 1 ms.
+        early = 4 if r else 3
+        per = 80 if r < 2 else 160
+        t.early_cost(r, SITE, "alltoall", early, [early * per * 1000 * k / 36 for k in range(1, 9)],
+                     land_ns=1_000_000, land_bytes=MB)
     t.close()
     out = os.path.join(TMP, "report")
     r = subprocess.run([REPORT, db("rep"), "-r", db("rep-replay"), "-o", out],
@@ -936,6 +1038,23 @@ def test_report_with_replay():
                  "replay: 15 of 40 calls returned early (all ranks)",
                  "fault waits: 4 recorded early calls, median 100.0 us, max 100.0 us, "
                  "total 0.400 ms"):
+        check(want in text, f"summary lacks '{want}':\n{text}")
+    # The steps, mean per early call over the 15: (7 x 80 + 8 x 160) / 15 =
+    # 122.67 us, step k of 8 k/36 of it; outside Tinit, steps 1-4 and 7
+    # (17/36), with the agreement (2/36) as the shortest rank's, 80 x 2/36:
+    # 54.4 us; 4 MiB landed in 4 ms.
+    mean = (7 * 80 + 8 * 160) / 15
+    steps = ", ".join(f"{n} {mean * k / 36:.1f}" for k, n in enumerate(
+        ("candidate", "agree", "plan", "land_self", "arm", "copy", "submit", "edges"), 1))
+    tinit = site_of(report.read_profile(os.path.join(out, "report.profile")),
+                    "alltoall")["model"]["tinit_ns"]
+    for want in (f"early return (measured, mean of 15 early calls on 4 rank(s)): {steps} us; "
+                 f"total {mean:.1f} us",
+                 "not in the model's Tinit (candidate + agree + plan + land_self + submit, the "
+                 f"agreement as its shortest rank's {80 * 2 / 36:.1f} us): "
+                 f"{mean * 15 / 36 + 80 * 2 / 36:.1f} us per call; the model's Tinit "
+                 f"{tinit / 1e3:.1f} us",
+                 "landing: 4.0 MiB written in by the progress thread in 4.0 ms (1.05 GB/s)"):
         check(want in text, f"summary lacks '{want}':\n{text}")
     for png in ("first-touch-0.png", "overlap.png", "predicted-vs-measured.png"):
         check(is_png(os.path.join(out, png)), f"{png} missing or not a PNG")
