@@ -370,11 +370,13 @@ void plan_deliver(struct nbop *op, int sub, const char *src, int edge, int in_ca
         tnbc_warn_once(warned, "cannot write received data into the guarded buffer; aborting");
         PMPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (edge && atomic_fetch_sub(&op->edges_left, 1) == 1)
-        syscall(SYS_futex, &op->edges_left, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
     nbop_sub_complete(op, sub);
     if (!in_call)
         tnbc_guard_open_sub(&op->guard, sub);
+    /* Last: an edge part may lie in a guarded page (one it shares with the
+     * own block, plan_source.c), which must be open when the call returns. */
+    if (edge && atomic_fetch_sub(&op->edges_left, 1) == 1)
+        syscall(SYS_futex, &op->edges_left, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 #ifdef TNBC_TEST_HOOKS

@@ -19,6 +19,7 @@
 #include "config.h"
 #include "pool.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <linux/futex.h>
@@ -174,6 +175,35 @@ static int plan_typed_recv(struct nbop *op, int src, int prio, struct piece_cut 
     return 0;
 }
 
+/* The cut of the block from `src`. Its bytes in a page it shares with
+ * this rank's own block travel as edge parts too, sent first and waited
+ * for before the call returns, as those in the buffer's unguarded first
+ * and last page are: the own block is there at once and read first by
+ * most codes, and such a page would otherwise stay closed until the
+ * piece holding those bytes lands, the block's last body piece when the
+ * own block follows it. A user program reading its own block first
+ * (malloc'd buffers, 1 MiB blocks, 2 x 1 nodes at 1 Gbit/s) waited 7.4
+ * ms per call there, on rank 1 only, for the whole of block 0. */
+static void cut_block(const struct nbop *op, int src, struct piece_cut *c)
+{
+    const struct tnbc_layout *recv = &op->layout.recv;
+    const struct tnbc_submsg *sb = &recv->sub[src], *own = NULL;
+    uintptr_t page = tnbc_page_size(), base = (uintptr_t)recv->base, end = base + recv->span;
+    uintptr_t a = base + sb->offset, b = a + sb->bytes;
+    int me = op->layout.comm_rank;
+    if (me < recv->nsub && recv->sub[me].bytes)
+        own = &recv->sub[me];
+    if (own) {
+        uintptr_t oa = base + own->offset, ob = oa + own->bytes;
+        if (ob <= a && ob > (a & ~(page - 1)))
+            base = a;                      /* own block ends in src's first page */
+        if (oa >= b && oa < ((b + page - 1) & ~(page - 1)))
+            end = b;                       /* own block starts in src's last page */
+    }
+    assert(base <= a && b <= end);
+    pieces_cut(base, end - base, a - base, sb->bytes, page, (size_t)piece_bytes, c);
+}
+
 /* alltoall(v), allgather(v), gather(v): point-to-point on the private
  * communicator, in bytes (dense datatypes only, so a block can be cut
  * anywhere); each block in parts (enum part), its body in pieces. */
@@ -211,14 +241,12 @@ const char *plan_per_source(struct nbop *op, const struct tnbc_profile_site *sit
     /* Every block is at least one piece, so the pieces cover the buffer. */
     size_t npieces = 0;
     for (int src = 0; src < recv->nsub; src++) {
-        const struct tnbc_submsg *sb = &recv->sub[src];
         if (op->rmap) {
             npieces++;           /* one piece per block (plan_typed_recv) */
             continue;
         }
         if (src != me)
-            pieces_cut((uintptr_t)recv->base, recv->span, sb->offset, sb->bytes,
-                       tnbc_page_size(), (size_t)piece_bytes, &cut[src]);
+            cut_block(op, src, &cut[src]);
         npieces += 3 + (size_t)pieces_count(&cut[src]);
     }
     op->pieces = (struct tnbc_layout){ .base = recv->base, .span = recv->span,
