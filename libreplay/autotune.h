@@ -130,7 +130,12 @@ void autotune_decide(struct auto_site *s, const char *site_id, enum tnbc_op op, 
 enum auto_call {
     AUTO_CALL_EARLY,   /* goes early (when the agreement says all can) */
     AUTO_CALL_CHECK,   /* runs blocking: the window's baseline */
-    AUTO_CALL_SAMPLE   /* runs blocking and learns the read order */
+    AUTO_CALL_SAMPLE,  /* runs blocking and learns the read order */
+    AUTO_CALL_SETTLE   /* runs blocking just before a check, counted in
+                          neither sample: its cycle carries the early
+                          call before it (pages whose protection changed,
+                          the members' skew), the check's starts as a
+                          blocking run's does */
 };
 enum auto_call autotune_plan(const struct auto_site *s);
 /* The step the agreement compares besides the phase: the same on every

@@ -875,7 +875,7 @@ static int auto_on_call(const struct tnbc_args *a, struct auto_site *au, enum au
     int rc;
     if (plan == AUTO_CALL_SAMPLE) {
         rc = learning_call(a, st, au, autotune_sampled);
-    } else if (plan == AUTO_CALL_CHECK) {
+    } else if (plan == AUTO_CALL_CHECK || plan == AUTO_CALL_SETTLE) {
         rc = blocking(a, st, FB_CHECK);
     } else {
         rc = after_agreement(a, op, all, cp, st, site, ps, why, fb, entry, clock, ip_copy);
