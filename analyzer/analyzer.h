@@ -144,6 +144,9 @@ struct an_site {
 
 /* tracedb.c */
 int an_trace_open(struct an_trace *t, const char *path, char *err, size_t errlen);
+/* Whether the query gives a row (0 also when it cannot be prepared):
+ * which tables and columns an older file has. */
+int an_has_row(const struct an_trace *t, const char *sql);
 /* A replay summary (tnbc run --summary, merged): the same schema, every
  * rank in replay mode. */
 int an_replay_open(struct an_trace *t, const char *path, char *err, size_t errlen);

@@ -26,27 +26,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether the query gives a row (0 when it cannot be prepared). */
-static int has_row(sqlite3 *db, const char *sql)
+static int has_fidelity_table(const struct an_trace *t)
 {
-    sqlite3_stmt *st;
-    int yes = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    yes = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return yes;
-}
-
-static int has_fidelity_table(sqlite3 *db)
-{
-    return has_row(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fidelity'");
+    return an_has_row(t, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fidelity'");
 }
 
 /* Traces before schema 4's fidelity.refill_ns: all observer time estimated. */
-static int has_refill_column(sqlite3 *db)
+static int has_refill_column(const struct an_trace *t)
 {
-    return has_row(db, "SELECT 1 FROM pragma_table_info('fidelity') WHERE name = 'refill_ns'");
+    return an_has_row(t, "SELECT 1 FROM pragma_table_info('fidelity') WHERE name = 'refill_ns'");
 }
 
 /* confidence = min(1 - share / AN_MAX_OBSERVER, 1 - steps / AN_MAX_STEPS),
@@ -69,13 +57,13 @@ int an_site_fidelity(struct an_trace *t, const struct an_site *s, struct an_fide
     sqlite3_stmt *st;
     memset(f, 0, sizeof *f);
     f->confidence = NAN;
-    if (!db || !has_fidelity_table(db))
+    if (!db || !has_fidelity_table(t))
         return 0;       /* a trace from before the table: nothing known */
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT f.steps, f.faults, f.observer_ns, f.span_ns, f.dropped, %s "
                               "FROM fidelity f JOIN call c ON c.call_id = f.call_id "
                               "WHERE c.site = ?1 AND c.op = ?2 AND c.recv_bytes > 0",
-             has_refill_column(db) ? "f.refill_ns" : "0");
+             has_refill_column(t) ? "f.refill_ns" : "0");
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: fidelity: %s", t->path, sqlite3_errmsg(db));
         return -1;

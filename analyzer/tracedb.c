@@ -37,6 +37,16 @@ static int prepare(struct an_trace *t, const char *sql, sqlite3_stmt **st, char 
                 sqlite3_errmsg(t->db));
 }
 
+int an_has_row(const struct an_trace *t, const char *sql)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    int yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
 /* A statement over one site's rows: ?1 = site, ?2 = op. */
 static int prepare_site(struct an_trace *t, const struct an_site *s, const char *sql,
                         sqlite3_stmt **st, char *err, size_t errlen)
@@ -296,12 +306,8 @@ int an_early_read(struct an_trace *replay, struct an_early **out, int *n, char *
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (prepare(replay, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-                        "name = 'early_cost'", &st, err, errlen) < 0)
-        return -1;
-    int have = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
-    sqlite3_finalize(st);
-    if (!have)
+    if (!an_has_row(replay, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                            "name = 'early_cost'"))
         return 0;   /* a summary made before the table existed */
     /* The agreement (an MPI_Alltoall) also holds a member until the last
      * one has come, a wait the blocking collective has too: of it, only
