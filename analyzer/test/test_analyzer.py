@@ -530,7 +530,31 @@ def test_never_touched_and_release():
     m2 = site_of(p, "alltoall", "app+0x20")["model"]
     close(m2["tcurc_ns"], 200_000, what="release before an MPI call needs the data")
     m3 = site_of(p, "alltoall", "app+0x30")["model"]
-    check(math.isinf(m3["tcurc_ns"]), "a free does not need the data")
+    close(m3["tcurc_ns"], 200_000, what="a free needs the data (replay waits there for it)")
+
+
+def test_play_out_waits_for_unread_data_it_hands_on():
+    # 2 ranks; 300 us after its return each writes its whole receive
+    # buffer to a file (release:io of both blocks), reading none. Eq. 3:
+    # TCURC 300 us (RCRC inf). Played out: the work before the write runs
+    # under the communication, the write waits for the remote block
+    # (unread: the lowest priority, there at Tcomm) and what follows it
+    # runs after Tcomm as in plain: the rank hides 300 - Tinit = 200 us.
+    # Played out as never waiting (no block touched), it hid Tcomm - Tinit
+    # and the site took eq. 3's 300 us.
+    t = mktrace.Trace(db("need"))
+    t.runs(2, copy_bw=COPY_BW)
+    for inv in range(3):
+        for r in range(2):
+            t.call(r, SITE, "alltoall", 2, MB,
+                   [(i, MB, "guarded", None, TCOMM + 300_000, "release:io") for i in range(2)],
+                   0, TCOMM)
+    t.site(0, SITE, "alltoall", 50, 3)
+    t.close()
+    m = site_of(analyze(db("need")), "alltoall")["model"]
+    close(m["tcurc_ns"], 300_000, what="TCURC: the first release that needs the data")
+    close(m["toverlap_ns"], 300_000, what="eq. 3: TCURC")
+    close(m["saving_call_ns"], 300_000 - TINIT, what="the play-out waits at the write")
 
 
 def test_last_member_decides_tcomm():
