@@ -85,6 +85,10 @@ struct an_trace {
     int nearly;
     /* --platform: Tcomm projected onto it (platform.h); NULL: as traced. */
     const struct an_platform *platform;
+    /* Every recorded call as (rank, entry, return), sorted (spans.c); NULL
+     * without a database (tnbc auto's learned site). Owned. */
+    struct an_span *spans;
+    int nspans;
     int schema_version; /* meta's, 1 to TNBC_SCHEMA_VERSION */
     int world_size;
     int nranks;      /* ranks present in `run` */
@@ -141,6 +145,12 @@ struct an_site {
      * machine (an_site_world): the words for the decision; "" otherwise. */
     char crowded[320];
 };
+
+/* spans.c: of a rank's program time between `from` and `to` (ticks), the
+ * ticks inside recorded calls that began and ended in it. */
+int an_spans_load(struct an_trace *t);
+void an_spans_free(struct an_trace *t);
+int64_t an_spans_within(const struct an_trace *t, int rank, int64_t from, int64_t to);
 
 /* tracedb.c */
 int an_trace_open(struct an_trace *t, const char *path, char *err, size_t errlen);

@@ -145,6 +145,19 @@ static void project_cpu(const struct an_platform *p, struct an_call *c)
         c->rcrc /= f;
 }
 
+/* TCURC counts the code's own work only: the time the rank spent inside
+ * other collectives before its first need moves their bytes, not this
+ * call's (spans.c). */
+static void curc_less_comm(const struct an_trace *t, struct an_call *c)
+{
+    double hz = t->ranks[c->rank].tsc_hz;
+    if (!isfinite(c->tcurc_ns) || c->tcurc_ns <= 0 || !t->spans || hz <= 0)
+        return;
+    int64_t need = c->return_tsc + (int64_t)(c->tcurc_ns * 1e-9 * hz);
+    double comm = (double)an_spans_within(t, c->rank, c->return_tsc, need) / hz * 1e9;
+    c->tcurc_ns = comm < c->tcurc_ns ? c->tcurc_ns - comm : 0;
+}
+
 int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_call *c,
                    struct an_sub *subs, int n)
 {
@@ -153,6 +166,7 @@ int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_
     c->proj_tcomm_ns = t->platform ? an_platform_tcomm(t->platform, c, &t->ranks[c->rank]) : -1;
     c->measured_in_call_ns = an_early_in_call_ns(t, s->site, s->op, c->rank);
     an_call_terms(c, subs, n, &t->ranks[c->rank], &c->tcurc_ns, &c->rcrc, &c->tinit_ns);
+    curc_less_comm(t, c);
     if (t->platform)
         project_cpu(t->platform, c);
     if (!isfinite(c->measured_in_call_ns))

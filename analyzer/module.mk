@@ -4,7 +4,8 @@
 
 ANALYZER_SRCS := analyzer/main.c analyzer/tracedb.c analyzer/order.c analyzer/model.c \
                  analyzer/decide.c analyzer/prio.c analyzer/analyze.c analyzer/digest.c \
-                 analyzer/measured.c analyzer/fidelity.c analyzer/platform.c analyzer/stats.c
+                 analyzer/measured.c analyzer/fidelity.c analyzer/platform.c analyzer/stats.c \
+                 analyzer/spans.c
 ANALYZER_OBJS := $(call objs,analyzer,$(ANALYZER_SRCS))
 ANALYZER_BIN  := $(BUILD)/bin/tnbc-analyze
 ANALYZER_TEST := $(BUILD)/analyzer/test/test_profile

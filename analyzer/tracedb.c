@@ -184,6 +184,11 @@ static int db_open(struct an_trace *t, const char *path, int want_trace, char *e
         an_trace_close(t);
         return -1;
     }
+    if (want_trace && an_spans_load(t) < 0) {
+        terr(t, err, errlen, "cannot read the calls' times: %s", sqlite3_errmsg(db));
+        an_trace_close(t);
+        return -1;
+    }
     return 0;
 }
 
@@ -353,6 +358,7 @@ double an_early_in_call_ns(const struct an_trace *t, const char *site, const cha
 void an_trace_close(struct an_trace *t)
 {
     an_early_free(t->early, t->nearly);
+    an_spans_free(t);
     t->early = NULL;
     t->nearly = 0;
     for (int r = 0; t->ranks && r < t->world_size; r++)

@@ -557,6 +557,31 @@ def test_play_out_waits_for_unread_data_it_hands_on():
     close(m["saving_call_ns"], 300_000 - TINIT, what="the play-out waits at the write")
 
 
+def test_curc_less_other_collectives():
+    # 2 ranks read blocks 0, 1 from 1.5 ms after the return, one every 100
+    # us; from 0.2 to 1.4 ms after it they are inside another alltoall
+    # (app+0x40, its data never read). That call's 1.2 ms moves its own
+    # bytes over the same links: TCURC is the code's own 0.3 ms. Eq. 3:
+    # min(Tcomm - Tinit, 0.3 + Tcomm Rcomm / RCRC = 0.3 + 0.2) = 0.5 ms,
+    # regime e; with the other call counted as CURC it was regime a, 0.9.
+    t = mktrace.Trace(db("curcomm"))
+    t.runs(2, copy_bw=COPY_BW)
+    for inv in range(3):
+        base = inv * 10_000_000
+        for r in range(2):
+            t.ordered_call(r, SITE, "alltoall", 2, MB, [0, 1], base, base + TCOMM, 1_500_000,
+                           100_000)
+            t.call(r, "app+0x40", "alltoall", 2, MB,
+                   [(i, MB, "guarded", None, None, None) for i in range(2)],
+                   base + TCOMM + 200_000, base + TCOMM + 1_400_000)
+    t.site(0, SITE, "alltoall", 50, 3)
+    t.close()
+    m = site_of(analyze(db("curcomm")), "alltoall")["model"]
+    close(m["tcurc_ns"], 300_000, what="TCURC less the time inside the other alltoall")
+    check(m["regime"] == "e", m["regime"])
+    close(m["toverlap_ns"], 500_000, what="eq. 3 with the code's own CURC")
+
+
 def test_last_member_decides_tcomm():
     # Rank 0 enters each Alltoall 2 ms before rank 1 (it waits there for
     # rank 1's work) and both leave at 3 ms: rank 0 spent 3 ms in the
