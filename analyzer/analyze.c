@@ -211,6 +211,15 @@ static int64_t sub_bytes(const struct an_site *s, const struct tnbc_profile_site
     return (int64_t)m;
 }
 
+/* Some call's Tinit holds the early return as timed in replay (--measured). */
+static int tinit_measured(const struct an_site *s)
+{
+    for (int i = 0; i < s->ncalls; i++)
+        if (isfinite(s->calls[i].measured_in_call_ns))
+            return 1;
+    return 0;
+}
+
 /* With --measured, the reason says that Tinit's part in the call is the
  * early return that run timed at this site (mean over its calls). */
 static int note_measured_tinit(const struct an_site *s, struct tnbc_profile_site *ps)
@@ -277,7 +286,7 @@ int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_sit
     if (is_v_op(s->op) && site_vhash(s, ps) < 0)
         return -1;
     int timed = an_decide(ps, sub_bytes(s, ps), bad[0] ? bad : NULL, an_site_share(t, s),
-                          s->crowded[0] ? s->crowded : t->comm_cpu_why);
+                          s->crowded[0] ? s->crowded : t->comm_cpu_why, !tinit_measured(s));
     if (note_measured_tinit(s, ps) < 0)
         return -1;
     struct an_fidelity fid;

@@ -252,9 +252,11 @@ double an_mann_whitney_z(const double *x, int nx, const double *y, int ny);
 int an_chunks(int64_t block_bytes, int traced_chunks);
 /* Sets ps->on and ps->reason. Returns 1 when the verdict rests on the
  * model's timings (Tcomm, Tinit, TCURC, RCRC: what a trace of low fidelity
- * gets wrong), 0 when it rests on the call's shape alone. */
+ * gets wrong), 0 when it rests on the call's shape alone. tinit_modelled:
+ * no call's Tinit holds an early return measured in replay (--measured):
+ * the saving must then exceed Tinit itself. */
 int an_decide(struct tnbc_profile_site *ps, int64_t sub_bytes, const char *inconsistent,
-              double comm_cpu_share, const char *cpu_why);
+              double comm_cpu_share, const char *cpu_why, int tinit_modelled);
 
 /* prio.c */
 int an_priorities(struct tnbc_profile_site *ps, const char *receives);
