@@ -68,9 +68,13 @@ struct auto_site {
     struct tnbc_measured measured;     /* counts over the run, the last verdict's numbers */
     int judged;                        /* a verdict filled in `measured` */
     double agree_ns;                   /* the shortest agreement of its learning calls; 0: none */
+    int *lost_order;                   /* the read order a check found no gain with; NULL: none */
+    int lost_nsub;
 };
 
 static void window_open(struct auto_window *w, int every);
+static int lost_before(const struct auto_site *s, const struct tnbc_profile_site *ps);
+static void set_verdict(struct auto_site *s, int on, const char *why);
 
 static struct {
     int learn_calls;
@@ -770,6 +774,15 @@ void autotune_decide(struct auto_site *s, const char *site_id, enum tnbc_op op, 
         return;
     }
     const struct tnbc_profile_site *ps = &s->prof->sites[0];
+    if (ps->on && lost_before(s, ps)) {
+        char why[TNBC_PROFILE_ERRLEN];
+        snprintf(why, sizeof why, "its checks found no gain with this read order earlier in "
+                 "this run, and the model's on does not outrank that (then: %s)",
+                 s->reason ? s->reason : "");
+        set_verdict(s, 0, why);
+        s->phase = AUTO_OFF;
+        return;
+    }
     s->phase = ps->on ? AUTO_ON : AUTO_OFF;
     set_reason(s, ps->reason ? ps->reason : "");
     if (s->phase == AUTO_ON) {
@@ -868,6 +881,38 @@ static void turn_off(struct auto_site *s, const char *why)
     s->phase = AUTO_OFF;
     s->off_calls = 0;
     set_verdict(s, 0, why);
+}
+
+/* A check measured no gain: the site's read order is remembered, so that
+ * learning again later does not let the model turn it on with the same
+ * order (below, autotune_decide). Every member remembers the same: the
+ * verdict and the profile are common. */
+static void turn_off_measured(struct auto_site *s, const char *why)
+{
+    const struct tnbc_profile_site *ps = s->prof ? &s->prof->sites[0] : NULL;
+    free(s->lost_order);
+    s->lost_order = NULL;
+    s->lost_nsub = 0;
+    if (ps && ps->order && ps->nsub > 0) {
+        s->lost_order = malloc((size_t)ps->nsub * sizeof *s->lost_order);
+        if (s->lost_order) {     /* out of memory: the model decides again, as before */
+            memcpy(s->lost_order, ps->order, (size_t)ps->nsub * sizeof *s->lost_order);
+            s->lost_nsub = ps->nsub;
+        }
+    }
+    turn_off(s, why);
+}
+
+/* The model turned on a site whose checks found no gain with the same
+ * read order: the measurement outranks the model (as a gain keeps a site
+ * on whatever the model says). A user program (u10: an in-place
+ * allreduce read after an allgather, 2 x 1 at 1 Gbit/s, 200 calls) was
+ * turned off by its check after 48 calls, learned again after 64 off,
+ * went on again from the same model and order, and lost 42 calls more. */
+static int lost_before(const struct auto_site *s, const struct tnbc_profile_site *ps)
+{
+    return s->lost_order && ps->order && ps->nsub == s->lost_nsub &&
+           memcmp(ps->order, s->lost_order, (size_t)ps->nsub * sizeof *ps->order) == 0;
 }
 
 /* The window's sample, analyzed as DECIDE analyzes the learning calls
@@ -984,7 +1029,7 @@ static void interim(struct auto_site *s, MPI_Comm agree)
              "blocking ones (medians of %d and %d after %d calls; Mann-Whitney z %.2f, %s)",
              m->cycle_early_ns / 1e6, m->cycle_blocking_ns / 1e6, ne, nb, w->at, z,
              forced ? "verdict forced by TNBC_TEST_AUTO_VERDICT" : "early calls are slower");
-    turn_off(s, why);
+    turn_off_measured(s, why);
 }
 
 /* The window judged: the slowest member's cycle per call, early against
@@ -1021,7 +1066,7 @@ static void judge(struct auto_site *s, const char *site_id, enum tnbc_op op, MPI
              m->cycle_early_ns / 1e6, m->cycle_blocking_ns / 1e6, ne, nb, m->z,
              forced ? "verdict forced by TNBC_TEST_AUTO_VERDICT" : gain ? "a gain" : "no significant gain");
     if (!gain) {
-        turn_off(s, why);
+        turn_off_measured(s, why);
         return;
     }
     adopt_sample(s, site_id, op, agree, node_of, calls);
@@ -1104,6 +1149,7 @@ void autotune_free(struct auto_site *s)
     tnbc_profile_free(s->prof);
     tnbc_profile_free(s->retired);
     free(s->reason);
+    free(s->lost_order);
     free(s);
 }
 

@@ -32,7 +32,9 @@
  *           decides: no significant gain, OFF; a gain, the site stays ON
  *           with the order the sample shows (the analysis run again) and
  *           checks half as often (`every` doubles, up to 64);
- *   OFF     the site's calls run blocking.
+ *   OFF     the site's calls run blocking. Turned off by a check, it
+ *           remembers the read order it lost with; learning the same
+ *           order again, it stays OFF whatever the model says.
  *
  * Every transition happens at a call the members agreed on (the replay's
  * per-call agreement carries each member's site key and phase, and a call
