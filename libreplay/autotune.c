@@ -29,7 +29,7 @@ struct learn_rec {
     atomic_int next_ord;
     int64_t *ord;            /* [nsub] first-touch rank, -1: not touched */
     int64_t *tick;           /* [nsub] program ticks of the touch or need */
-    unsigned char *need;     /* [nsub] released by io/mpi/reuse: needed then */
+    unsigned char *need;     /* [nsub] released by io/mpi/reuse/free/finalize: needed then */
     char *cover;             /* [nsub] the trace's guard code ('g', 'p', 'e', 'm') */
     int used;                /* holds a call (guard armed or not) */
     int64_t invocation;
@@ -253,9 +253,10 @@ static void learn_hook(struct tnbc_guard *g, int sub, enum tnbc_guard_event ev,
     if (ev != TNBC_EV_RELEASE) {
         r->ord[sub] = atomic_fetch_add(&r->next_ord, 1);
         r->tick[sub] = (int64_t)tick;
-    } else if (why == TNBC_REL_IO || why == TNBC_REL_MPI || why == TNBC_REL_REUSE) {
+    } else if (why == TNBC_REL_IO || why == TNBC_REL_MPI || why == TNBC_REL_REUSE ||
+               why == TNBC_REL_FREE || why == TNBC_REL_FINALIZE) {
         /* As the analyzer reads a trace's releases (analyzer/tracedb.c):
-         * the data was needed then. */
+         * the data was needed then (a free too: replay waits there). */
         r->need[sub] = 1;
         r->tick[sub] = (int64_t)tick;
     }
