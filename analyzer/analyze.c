@@ -211,18 +211,9 @@ static int64_t sub_bytes(const struct an_site *s, const struct tnbc_profile_site
     return (int64_t)m;
 }
 
-/* Some call's Tinit holds the early return as timed in replay (--measured). */
-static int tinit_measured(const struct an_site *s)
-{
-    for (int i = 0; i < s->ncalls; i++)
-        if (isfinite(s->calls[i].measured_in_call_ns))
-            return 1;
-    return 0;
-}
-
-/* With --measured, the reason says that Tinit's part in the call is the
- * early return that run timed at this site (mean over its calls). */
-static int note_measured_tinit(const struct an_site *s, struct tnbc_profile_site *ps)
+/* The calls whose Tinit holds the early return as timed in replay
+ * (--measured), and their mean of it in *mean_ns. */
+static int tinit_measured(const struct an_site *s, double *mean_ns)
 {
     double sum = 0;
     int n = 0;
@@ -231,14 +222,23 @@ static int note_measured_tinit(const struct an_site *s, struct tnbc_profile_site
             sum += s->calls[i].measured_in_call_ns;
             n++;
         }
-    if (!n || !ps->reason)
+    *mean_ns = n ? sum / n : 0;
+    return n;
+}
+
+/* With --measured, the reason says that Tinit's part in the call is the
+ * early return that run timed at this site (mean over its calls). */
+static int note_measured_tinit(const struct an_site *s, struct tnbc_profile_site *ps)
+{
+    double mean;
+    if (!tinit_measured(s, &mean) || !ps->reason)
         return 0;
     size_t len = strlen(ps->reason) + 160;
     char *r = malloc(len);
     if (!r)
         return -1;
     snprintf(r, len, "%s; Tinit counts the early return as timed in the measured run "
-             "(%.1f us per call)", ps->reason, sum / n / 1e3);
+             "(%.1f us per call)", ps->reason, mean / 1e3);
     free(ps->reason);
     ps->reason = r;
     return 0;
@@ -285,8 +285,10 @@ int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_sit
         return -1;
     if (is_v_op(s->op) && site_vhash(s, ps) < 0)
         return -1;
+    double measured_mean;
     int timed = an_decide(ps, sub_bytes(s, ps), bad[0] ? bad : NULL, an_site_share(t, s),
-                          s->crowded[0] ? s->crowded : t->comm_cpu_why, !tinit_measured(s));
+                          s->crowded[0] ? s->crowded : t->comm_cpu_why,
+                          !tinit_measured(s, &measured_mean));
     if (note_measured_tinit(s, ps) < 0)
         return -1;
     struct an_fidelity fid;

@@ -112,21 +112,27 @@ static double call_rcrc(const struct an_sub *subs, int n, double hz)
     return (double)(bytes - last_bytes) / ((double)(t1 - t0) / hz);
 }
 
-/* Return -> first touch (or first release that needs the data). */
-static double call_tcurc(const struct an_call *c, const struct an_sub *subs, int n, double hz)
+/* The first touch or release that needs the data, in *tsc; 0: none. */
+static int first_need_tsc(const struct an_sub *subs, int n, int64_t *tsc)
 {
-    if (!observed(subs, n))
-        return NAN;
     int found = 0;
-    int64_t first = 0;
     for (int i = 0; i < n; i++) {
         const struct an_sub *u = &subs[i];
-        if ((u->touched || u->need) && (!found || u->tsc < first)) {
-            first = u->tsc;
+        if ((u->touched || u->need) && (!found || u->tsc < *tsc)) {
+            *tsc = u->tsc;
             found = 1;
         }
     }
-    if (!found)
+    return found;
+}
+
+/* Return -> first touch (or first release that needs the data). */
+static double call_tcurc(const struct an_call *c, const struct an_sub *subs, int n, double hz)
+{
+    int64_t first = 0;
+    if (!observed(subs, n))
+        return NAN;
+    if (!first_need_tsc(subs, n, &first))
         return INFINITY; /* the data was never read: all CURC */
     double ns = (double)(first - c->return_tsc) / hz * 1e9;
     return ns > 0 ? ns : 0;
@@ -368,19 +374,25 @@ static double own_reads_end(const struct an_call *c, const struct an_sub **t, co
 /* The earliest time (from return) at which the code hands a remote block
  * it never read to the kernel, MPI or the allocator (an_sub.need without
  * a touch); INFINITY if it never does. Replay waits there for the block,
- * and a block nobody reads has the lowest priority: it comes last. */
+ * and a block nobody reads has the lowest priority: it comes last. Counted
+ * from the call's first need at TCURC, so that it is on TCURC's clock
+ * (less other collectives' time, digest.c; --platform's CPU scaling). */
 static double first_unread_need(const struct an_call *c, const struct an_sub *subs, int n,
                                 double hz)
 {
-    double first = INFINITY;
+    int64_t first = 0, unread = 0;
+    int found = 0;
     for (int i = 0; i < n; i++) {
         const struct an_sub *u = &subs[i];
         if (!u->need || u->touched || there_at_once(c, u))
             continue;
-        double ns = (double)(u->tsc - c->return_tsc) / hz * 1e9;
-        first = fmin(first, ns > 0 ? ns : 0);
+        if (!found || u->tsc < unread)
+            unread = u->tsc;
+        found = 1;
     }
-    return first;
+    if (!found || !first_need_tsc(subs, n, &first))
+        return INFINITY;
+    return c->tcurc_ns + (double)(unread - first) / hz * 1e9;
 }
 
 /* The play-out with a wait for unread data: the code's work up to `need`
