@@ -13,7 +13,8 @@
  * iterations, so the calls inside a traced call's CURC are mostly there.
  *
  * Loaded once per trace: every call row as (rank, entry, return), sorted
- * by rank and entry; a query is a binary search and a short walk. */
+ * by rank and entry; a query is a binary search and a short walk. tnbc
+ * auto adds the spans its learning calls saw one by one, then sorts. */
 #include "analyzer.h"
 
 #include <sqlite3.h>
@@ -31,29 +32,55 @@ static int span_cmp(const struct an_span *a, int rank, int64_t entry)
     return a->entry < entry ? -1 : a->entry > entry;
 }
 
+/* Room for one more span: the array grows at powers of two from 16. */
+static int spans_grow(struct an_trace *t)
+{
+    int n = t->nspans;
+    if (n != 0 && (n < 16 || (n & (n - 1)) != 0))
+        return 0;
+    size_t cap = n ? 2 * (size_t)n : 16;
+    struct an_span *v = realloc(t->spans, cap * sizeof *v);
+    if (!v)
+        return -1;
+    t->spans = v;
+    return 0;
+}
+
+int an_spans_add(struct an_trace *t, int rank, int64_t entry, int64_t ret)
+{
+    if (spans_grow(t) < 0)
+        return -1;
+    t->spans[t->nspans++] = (struct an_span){rank, entry, ret};
+    return 0;
+}
+
+static int span_order(const void *x, const void *y)
+{
+    const struct an_span *a = x, *b = y;
+    return span_cmp(a, b->rank, b->entry);
+}
+
+void an_spans_sort(struct an_trace *t)
+{
+    if (t->nspans > 1)
+        qsort(t->spans, (size_t)t->nspans, sizeof *t->spans, span_order);
+}
+
 int an_spans_load(struct an_trace *t)
 {
     sqlite3_stmt *st;
-    int cap = 0, rc;
+    int rc;
     t->spans = NULL;
     t->nspans = 0;
     if (sqlite3_prepare_v2(t->db, "SELECT rank, entry_tsc, return_tsc FROM call "
                                   "ORDER BY rank, entry_tsc", -1, &st, NULL) != SQLITE_OK)
         return -1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (t->nspans == cap) {
-            cap = cap ? 2 * cap : 256;
-            struct an_span *v = realloc(t->spans, (size_t)cap * sizeof *v);
-            if (!v) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
-            t->spans = v;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (an_spans_add(t, sqlite3_column_int(st, 0), sqlite3_column_int64(st, 1),
+                         sqlite3_column_int64(st, 2)) < 0) {
+            rc = SQLITE_NOMEM;
+            break;
         }
-        t->spans[t->nspans++] = (struct an_span){sqlite3_column_int(st, 0),
-                                                 sqlite3_column_int64(st, 1),
-                                                 sqlite3_column_int64(st, 2)};
-    }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
         an_spans_free(t);

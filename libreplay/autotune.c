@@ -20,6 +20,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#define LEARN_SPANS 32
+
 /* One learning call: its receive layout under a trace-style guard, and
  * what the hook saw per sub-message. The hook runs in signal context:
  * it only writes this record's arrays (each sub at most once, guard.h). */
@@ -36,6 +38,13 @@ struct learn_rec {
     uint64_t entry, ret;
     int root;
     struct learn_rec *next_live;   /* armed, on the live list */
+    /* The rank's collectives that began after this call returned, while
+     * its guard was live ((entry, return) program ticks, the first
+     * LEARN_SPANS): the analysis takes their time out of TCURC as it does
+     * a trace's (analyzer/spans.c). Its first need comes before the guard
+     * retires, so no span that counts is missed for want of a live guard. */
+    int64_t span[LEARN_SPANS][2];
+    int nspan;
 };
 
 /* An ON site's current window (autotune.h): per call, its cycle (entry
@@ -305,6 +314,17 @@ void autotune_retire_open(void)
     }
 }
 
+void autotune_span(uint64_t entry, uint64_t ret)
+{
+    assert(ret >= entry);
+    for (struct learn_rec *r = A.live; r; r = r->next_live)
+        if (entry >= r->ret && r->nspan < LEARN_SPANS) {
+            r->span[r->nspan][0] = (int64_t)entry;
+            r->span[r->nspan][1] = (int64_t)ret;
+            r->nspan++;
+        }
+}
+
 static const char guard_codes[] = { [TNBC_COVER_GUARDED] = 'g', [TNBC_COVER_PARTIAL] = 'p',
                                     [TNBC_COVER_EDGE] = 'e', [TNBC_COVER_EMPTY] = 'm' };
 
@@ -377,13 +397,14 @@ void autotune_learned(struct auto_site *s, const struct tnbc_args *a, int64_t in
 
 /* ---- the decision: records out, one profile site back -------------------- */
 
-/* A member's records as int64s: a header, then per call a header and per
- * sub-message 7 fields. Doubles travel as their bits. */
+/* A member's records as int64s: a header, then per call a header, per
+ * sub-message 7 fields and per span of another collective its entry and
+ * return. Doubles travel as their bits. */
 enum { HDR_WORLD, HDR_COMM_RANK, HDR_NODE, HDR_NCALLS, HDR_TSC_HZ, HDR_COPY_BW, HDR_MPROTECT,
        HDR_FAULT, HDR_PAGE, HDR_COMM_SIZE, HDR_AGREE_NS, HDR_MACHINE_RANKS, HDR_MACHINE_CPUS,
        HDR_UNGUARDABLE, HDR_MPROTECT_PAGE, HDR_RETOUCH, HDR_INTS };
 enum { CALL_INV, CALL_ROOT, CALL_NSUB, CALL_CHUNKS, CALL_SEND, CALL_RECV, CALL_BLOCK,
-       CALL_ENTRY, CALL_RET, CALL_NREC, CALL_INTS };
+       CALL_ENTRY, CALL_RET, CALL_NREC, CALL_NSPAN, CALL_INTS };
 enum { SUB_IDX, SUB_BYTES, SUB_GUARD, SUB_TOUCHED, SUB_ORD, SUB_TSC, SUB_NEED, SUB_INTS };
 
 static int64_t dbits(double v)
@@ -418,7 +439,8 @@ static int64_t *pack_records(const struct auto_site *s, int comm_rank, int comm_
     const struct tnbc_run_info *info = run_info();
     int n = HDR_INTS;
     for (int i = 0; i < A.learn_calls; i++)
-        n += CALL_INTS + SUB_INTS * (s->rec[i].ord ? s->rec[i].layout.recv.nsub : 0);
+        n += CALL_INTS + SUB_INTS * (s->rec[i].ord ? s->rec[i].layout.recv.nsub : 0) +
+             2 * s->rec[i].nspan;
     int64_t *v = malloc((size_t)n * sizeof *v), *p = v + HDR_INTS;
     if (!v)
         return NULL;
@@ -465,6 +487,7 @@ static int64_t *pack_records(const struct auto_site *s, int comm_rank, int comm_
         p[CALL_ENTRY] = (int64_t)r->entry;
         p[CALL_RET] = (int64_t)r->ret;
         p[CALL_NREC] = nrec;
+        p[CALL_NSPAN] = r->nspan;
         p += CALL_INTS;
         for (int j = 0; j < nrec; j++, p += SUB_INTS) {
             const struct tnbc_submsg *sub = &l->recv.sub[j];
@@ -477,6 +500,10 @@ static int64_t *pack_records(const struct auto_site *s, int comm_rank, int comm_
                              ? (int64_t)r->ret + (int64_t)((double)(r->tick[j] - (int64_t)r->ret) * skew)
                              : r->tick[j];
             p[SUB_NEED] = r->need[j];
+        }
+        for (int j = 0; j < r->nspan; j++, p += 2) {
+            p[0] = r->span[j][0];
+            p[1] = r->span[j][1];
         }
     }
     *len = (int)(p - v);
@@ -600,11 +627,14 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1 && an_site_last_arrival(&t, &s) < 0)
             goto out;
+        if (pass == 1)
+            an_spans_sort(&t);
         for (int m = 0, at = 0, k = 0; m < p; at += len[m++]) {
             const int64_t *h = all + at, *q = h + HDR_INTS;
             int w = (int)h[HDR_WORLD];
             for (int64_t i = 0; i < h[HDR_NCALLS]; i++, k++) {
-                int nrec = (int)q[CALL_NREC];
+                int nrec = (int)q[CALL_NREC], nspan = (int)q[CALL_NSPAN];
+                const int64_t *spans = q + CALL_INTS + (int64_t)nrec * SUB_INTS;
                 struct an_call *c = &s.calls[k];
                 if (pass == 0) {
                     *c = (struct an_call){ .call_id = k + 1, .rank = w, .invocation = (int)q[CALL_INV],
@@ -615,7 +645,10 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
                                            .block_bytes = q[CALL_BLOCK], .entry_tsc = q[CALL_ENTRY],
                                            .return_tsc = q[CALL_RET] };
                     s.ncalls++;
-                    q += CALL_INTS + (int64_t)nrec * SUB_INTS;
+                    for (int j = 0; j < nspan; j++)
+                        if (an_spans_add(&t, w, spans[2 * j], spans[2 * j + 1]) < 0)
+                            goto out;
+                    q = spans + 2 * nspan;
                     continue;
                 }
                 q += CALL_INTS;
@@ -630,6 +663,7 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
                                                .tsc = q[SUB_TSC], .need = (int)q[SUB_NEED] };
                 if (an_call_digest(&t, &s, c, subs, nrec) < 0)
                     goto out;
+                q = spans + 2 * nspan;
             }
         }
     }
@@ -648,6 +682,7 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
 out:
     free(subs);
     free(hosts);
+    an_spans_free(&t);
     an_site_free(&s);
     free(t.ranks);
     tnbc_profile_free(prof);

@@ -122,6 +122,10 @@ void autotune_learned(struct auto_site *s, const struct tnbc_args *a, int64_t in
 /* Learning guards whose every sub-message is open are lifted (before a new
  * call guards memory). */
 void autotune_retire_open(void);
+/* Any collective of this rank's program ran from entry to ret (program
+ * ticks): the live learning calls that returned before it keep it, as
+ * time of their TCURC spent in communication. With the runtime's token. */
+void autotune_span(uint64_t entry, uint64_t ret);
 /* The DECIDE step; collective over `agree` (a private duplicate of the
  * call's communicator). node_of: per member, the lowest rank of its node
  * (comms.h). Leaves the site ON or OFF. */

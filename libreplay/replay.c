@@ -1091,7 +1091,10 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
         return blocking(a, NULL, FB_COUNT);
     if (!runtime_enter())
         return R.on ? stopped_call(a) : blocking(a, NULL, FB_COUNT);
+    uint64_t entry = R.autotune ? tnbc_program_ticks() : 0;
     int rc = collective(a, caller);
+    if (R.autotune)
+        autotune_span(entry, tnbc_program_ticks());
     runtime_leave();
     return rc;
 }

@@ -306,6 +306,24 @@ check_agreement_in_tinit() {
     echo "alltoall Tinit $tinit ns; $(grep -m1 '^  decision' "$W/agr.profile")"
 }
 
+# TCURC is the code's own work: the time a rank spends inside other
+# collectives between the learning call's return and its first read moves
+# their bytes, not this call's (as the analyzer reads a trace,
+# analyzer/spans.c). Each rank of auto_between sleeps 100 ms and waits
+# about 100 ms in an allreduce for the other's sleep before it reads: the
+# learned TCURC is the 100 ms of work (0.75-1.5x; counted whole it was
+# 200 ms), whatever the model then decides.
+check_curc_less_collectives() {
+    plain_and_auto between 2 -- "$P/replay/auto_between" 4 65536 100 || return 1
+    local tcurc
+    tcurc=$(awk '/^site auto_between\+0x[0-9a-f]* alltoall$/ { s = 1 } s && /^  model / { print; exit }' \
+        "$W/between.profile" | sed -n 's/.* tcurc_ns \([0-9.e+]*\) .*/\1/p')
+    [[ -n $tcurc ]] && awk -v t="$tcurc" 'BEGIN { exit !(t >= 75e6 && t <= 150e6) }' ||
+        { echo "alltoall's TCURC '$tcurc' ns, want the 100 ms of work without the 100 ms in the allreduce; profile:"
+          cat "$W/between.profile"; return 1; }
+    echo "alltoall TCURC $tcurc ns"
+}
+
 t_run "ordinary program, forced on: learns 2, decides at the 3rd and goes early from it, same bytes" check_user_forced_on
 t_run "every operation forced on: integrity checks and checksums as plain" check_integrity_forced_on
 t_run "early return cannot gain: site off, says why, never early" check_model_off
@@ -321,6 +339,7 @@ t_openmpi_only "a look inside the window settles a gaining one" "the sanitizer b
 t_openmpi_only "the read order changes halfway" "the sanitizer build is an Open MPI build" &&
     t_run "the read order changes halfway: the learned profile has the later one" check_order_follows
 t_run "too few calls to learn from: blocking, said" check_too_few_calls
+t_run "time inside other collectives before the first read is not TCURC" check_curc_less_collectives
 t_openmpi_only "checks in pairs: a settling blocking call before each check" "the sanitizer builds (build-asan) are Open MPI builds" &&
     t_run "checks in pairs: a settling blocking call before each check" check_checks_in_pairs
 t_openmpi_only "the agreement's cost is in Tinit" "the sanitizer build is an Open MPI build" &&

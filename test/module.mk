@@ -19,7 +19,7 @@ CHECK_SUITES += trace
 check-trace: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN)
 	@BUILD=$(BUILD) test/trace.sh
 
-REPLAY_TEST_PROGS := $(BUILD)/test/replay/integrity $(BUILD)/test/replay/irecv_spy.so $(BUILD)/test/replay/auto_user $(BUILD)/test/replay/auto_phases
+REPLAY_TEST_PROGS := $(BUILD)/test/replay/integrity $(BUILD)/test/replay/irecv_spy.so $(BUILD)/test/replay/auto_user $(BUILD)/test/replay/auto_phases $(BUILD)/test/replay/auto_between
 
 $(BUILD)/test/replay/irecv_spy.so: test/replay/irecv_spy.c
 	@mkdir -p $(dir $@)
