@@ -92,9 +92,11 @@ static struct {
     struct learn_rec *live;            /* armed learning guards */
     struct crowding crowd;             /* this rank's machine */
     double share_override;             /* TNBC_AUTO_COMM_CPU_SHARE; NaN: by machine */
-} A = { 2, 65536, 16, NULL, { 1, 1 }, NAN };
+    int machine_decides;               /* machine_decides(), once at configure */
+} A = { 2, 65536, 16, NULL, { 1, 1 }, NAN, 0 };
 
 static const struct tnbc_run_info *run_info(void);
+static int machine_decides(void);
 
 void autotune_configure(int learn_calls, long min_bytes, int check_every,
                         const struct crowding *crowd)
@@ -106,11 +108,32 @@ void autotune_configure(int learn_calls, long min_bytes, int check_every,
     A.check_every = check_every;
     A.crowd = *crowd;
     A.share_override = tnbc_env_double("TNBC_AUTO_COMM_CPU_SHARE", NAN, 0, 1);
-    /* The machine's copy, mprotect and fault costs (about 30 ms: 16 MiB
-     * copies, page faults) are measured at start, where the job's start-up
-     * absorbs them, not at a site's deciding call inside the program's
-     * loop (measured there: that call took 26-32 ms longer). */
-    (void)run_info();
+    /* The machine's copy, mprotect and fault costs (about 25 ms on a VM
+     * that shadows the page tables) are measured at start, where the job's
+     * start-up absorbs them, not at a site's deciding call inside the
+     * program's loop (measured there: that call took 26-32 ms longer);
+     * where the machine decides every site, never. */
+    A.machine_decides = machine_decides();
+    if (!A.machine_decides)
+        (void)run_info();
+}
+
+/* The whole job runs on one machine whose ranks outnumber its CPUs, and
+ * neither TNBC_AUTO_COMM_CPU_SHARE nor TNBC_AUTO_DECIDE says otherwise:
+ * every communicator then stays on that node, the model's crowded rule
+ * (site_cpu_share) turns every site off whatever the learning calls see,
+ * and they need neither guards nor the machine's costs. The same on every
+ * rank: each counts the job's ranks on its own machine, and all of them
+ * are on this one. (A forced decision still learns: a site forced on runs
+ * in the read order its learning calls saw.) */
+static int machine_decides(void)
+{
+    int world = 0;
+    if (!isnan(A.share_override) || !crowding_crowded(&A.crowd) ||
+        strcmp(tnbc_env_str("TNBC_AUTO_DECIDE", "model"), "model") != 0 ||
+        PMPI_Comm_size(MPI_COMM_WORLD, &world) != MPI_SUCCESS)
+        return 0;
+    return A.crowd.ranks == world;
 }
 
 int autotune_learn_calls(void)
@@ -360,6 +383,10 @@ static void take_record(struct learn_rec *r, const struct tnbc_args *a, int64_t 
         r->ord[i] = -1;
         r->cover[i] = r->layout.recv.sub[i].bytes ? 'e' : 'm';
     }
+    if (A.machine_decides) {  /* the call's sizes only: no touch could change the verdict */
+        memset(r->cover, 'o', (size_t)n);  /* the trace's code for a sub-message not guarded */
+        return;
+    }
     struct tnbc_guard *g = &r->guard;
     g->layout = &r->layout.recv;
     g->closed_prot = PROT_NONE;
@@ -421,12 +448,17 @@ static double bitsd(int64_t b)
     return v;
 }
 
-/* Measured once, by autotune_configure. */
+/* Measured once, by autotune_configure; where the machine decides every
+ * site, the clock and page size alone (no cost is measured or used). */
 static const struct tnbc_run_info *run_info(void)
 {
     static struct tnbc_run_info info;
     static int have;
-    if (!have) {
+    if (!have && A.machine_decides) {
+        info.tsc_hz = tnbc_ticks_hz();
+        info.page_size = (int)tnbc_page_size();
+        have = 1;
+    } else if (!have) {
         tnbc_runinfo_collect(&info, "auto");
         have = 1;
     }

@@ -127,7 +127,10 @@ check_model_off() {
 # from a rank's work: the site is off for that reason, whatever the
 # timings, and never goes early; the same bytes. With
 # TNBC_AUTO_COMM_CPU_SHARE=0 the rule is overridden and the model decides
-# on the timings (its reason is another).
+# on the timings (its reason is another). The whole job on that machine
+# means every site is off by that rule, so the learning calls guard
+# nothing (the learned model has no read times: TCURC inf, "not seen"),
+# where with the override they see the reads.
 check_crowded_off() {
     plain_and_auto crowd 2 -- taskset -c 0 "$P/replay/auto_user" 12 65536 || return 1
     grep -q "^  decision off no CPU to overlap with: the 2 members share a node, and its machine runs 2 of the job's ranks on 1 CPU, so" "$W/crowd.profile" ||
@@ -137,6 +140,14 @@ check_crowded_off() {
     plain_and_auto crowd0 2 TNBC_AUTO_COMM_CPU_SHARE=0 -- taskset -c 0 "$P/replay/auto_user" 12 65536 || return 1
     grep -q '^  decision ' "$W/crowd0.profile" && ! grep -q 'no CPU to overlap with' "$W/crowd0.profile" ||
         { echo "overridden, profile:"; grep '^  decision' "$W/crowd0.profile"; return 1; }
+    local name want tcurc
+    for name in crowd crowd0; do
+        tcurc=$(awk '/^site auto_user\+0x[0-9a-f]* alltoall$/ { s = 1 } s && /^  model / { print; exit }' \
+            "$W/$name.profile" | sed -n 's/.* tcurc_ns \([^ ]*\) .*/\1/p')
+        want=finite; [[ $name == crowd ]] && want=inf
+        [[ ( $want == inf && $tcurc == inf ) || ( $want == finite && $tcurc =~ ^[0-9.e+]+$ ) ]] ||
+            { echo "$name: alltoall's learned TCURC '$tcurc', want $want"; return 1; }
+    done
     grep -m1 '^  decision' "$W/crowd.profile"
 }
 
