@@ -149,7 +149,7 @@ struct an_site {
 /* spans.c: of a rank's program time between `from` and `to` (ticks), the
  * ticks inside recorded calls that began and ended in it. A trace's spans
  * are loaded from its call rows; others are added one by one and then
- * sorted before the first query. */
+ * sorted (each (rank, entry, return) kept once) before the first query. */
 int an_spans_load(struct an_trace *t);
 int an_spans_add(struct an_trace *t, int rank, int64_t entry, int64_t ret);
 void an_spans_sort(struct an_trace *t);

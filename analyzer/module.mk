@@ -10,6 +10,7 @@ ANALYZER_OBJS := $(call objs,analyzer,$(ANALYZER_SRCS))
 ANALYZER_BIN  := $(BUILD)/bin/tnbc-analyze
 ANALYZER_TEST := $(BUILD)/analyzer/test/test_profile
 ANALYZER_STATS_TEST := $(BUILD)/analyzer/test/test_stats
+ANALYZER_SPANS_TEST := $(BUILD)/analyzer/test/test_spans
 
 ALL_TARGETS  += $(ANALYZER_BIN)
 CHECK_SUITES += analyzer
@@ -30,9 +31,13 @@ $(ANALYZER_STATS_TEST): $(BUILD)/analyzer/test/test_stats.o $(BUILD)/analyzer/st
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -lcmocka -lm -o $@
 
+$(ANALYZER_SPANS_TEST): $(BUILD)/analyzer/test/test_spans.o $(BUILD)/analyzer/spans.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -lcmocka -lsqlite3 -lm -o $@
+
 .PHONY: check-analyzer
 # The end-to-end tests also trace a real program (libtrace, test/).
-check-analyzer: $(ANALYZER_BIN) $(ANALYZER_TEST) $(ANALYZER_STATS_TEST) $(BUILD)/lib/libtnbc-trace.so \
+check-analyzer: $(ANALYZER_BIN) $(ANALYZER_TEST) $(ANALYZER_STATS_TEST) $(ANALYZER_SPANS_TEST) $(BUILD)/lib/libtnbc-trace.so \
                 $(BUILD)/bin/tnbc-merge $(BUILD)/test/trace/access_order
 	@BUILD=$(BUILD) bash analyzer/test/run.sh
 

@@ -14,7 +14,8 @@
  *
  * Loaded once per trace: every call row as (rank, entry, return), sorted
  * by rank and entry; a query is a binary search and a short walk. tnbc
- * auto adds the spans its learning calls saw one by one, then sorts. */
+ * auto adds the spans its learning calls saw one by one, then sorts (which
+ * drops repeats). */
 #include "analyzer.h"
 
 #include <sqlite3.h>
@@ -60,10 +61,22 @@ static int span_order(const void *x, const void *y)
     return span_cmp(a, b->rank, b->entry);
 }
 
+/* Sorted, and each span once: tnbc auto's learning calls that are live
+ * at the same time each keep the collectives after them, so one call can
+ * come from several of them (and counted twice it would take its time
+ * out of TCURC twice). */
 void an_spans_sort(struct an_trace *t)
 {
-    if (t->nspans > 1)
-        qsort(t->spans, (size_t)t->nspans, sizeof *t->spans, span_order);
+    if (t->nspans < 2)
+        return;
+    qsort(t->spans, (size_t)t->nspans, sizeof *t->spans, span_order);
+    int kept = 1;
+    for (int i = 1; i < t->nspans; i++) {
+        const struct an_span *a = &t->spans[kept - 1], *b = &t->spans[i];
+        if (a->rank != b->rank || a->entry != b->entry || a->ret != b->ret)
+            t->spans[kept++] = *b;
+    }
+    t->nspans = kept;
 }
 
 int an_spans_load(struct an_trace *t)

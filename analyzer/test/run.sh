@@ -10,6 +10,7 @@ source test/lib.sh
 
 t_cmocka "$BUILD/analyzer/test/test_profile"
 t_cmocka "$BUILD/analyzer/test/test_stats"
+t_cmocka "$BUILD/analyzer/test/test_spans"
 BUILD=$BUILD t_cmocka analyzer/test/test_analyzer.py
 
 # End to end on a real traced MPI program (libtrace, tnbc-merge):
