@@ -297,6 +297,38 @@ def test_play_out_reads_each_block_at_its_own_pace():
           what="each block read at its own pace")
 
 
+def stream_trace(name, first_ns, fault_ns):
+    # 2 ranks, 1 MiB blocks, Tcomm 1 ms: the remote block streams in as 32
+    # pieces of 32 KiB, one every 31.25 us. Each rank reads the remote block
+    # first_ns after its return, then its own 100 us later (RCRC 1 MiB per
+    # 100 us, so a piece is read in 3.125 us); copy_bw makes the copy 2 us.
+    t = mktrace.Trace(db(name))
+    t.runs(2, copy_bw=2 * MB / 2e-6, fault_ns=fault_ns)
+    for inv in range(2):
+        for r in range(2):
+            t.ordered_call(r, SITE, "alltoall", 2, MB, [1 - r, r], 0, TCOMM, first_ns, 100_000)
+    t.site(0, SITE, "alltoall", 50, 2)
+    t.close()
+    return site_of(analyze(db(name)), "alltoall")["model"]
+
+
+def test_play_out_streamed_block_faults_per_piece():
+    # Read at its return, the remote block is read faster than it arrives:
+    # the reader catches up with all 32 pieces, a fault each, of which Tinit
+    # counts one per touched block (2): 31 more on the reader's path. With
+    # faults of 1 us the slowest rank's overlap (here the saving: 100 us of
+    # reading hidden less one piece's 3.125 us, less Tinit) is 2 + 31 us
+    # lower than with free faults. Read 1.5 ms after its return, long after
+    # the data arrived, only Tinit's 2 us change.
+    streamed0, streamed1 = stream_trace("strm0", 0, 0), stream_trace("strm1", 0, 1000)
+    close(streamed0["saving_call_ns"], 100_000 - 3125 - streamed0["tinit_ns"], what="free faults")
+    close(streamed0["saving_call_ns"] - streamed1["saving_call_ns"], 33 * 1000,
+          what="a fault per piece caught up with, one per block in Tinit")
+    late0, late1 = stream_trace("late0", 1_500_000, 0), stream_trace("late1", 1_500_000, 1000)
+    close(late0["saving_call_ns"] - late1["saving_call_ns"], 2 * 1000,
+          what="read after it arrived: Tinit's faults only")
+
+
 def test_slowest_rank_lower_median_of_two_calls():
     # tnbc auto learns from 2 calls. Rank 0 reads blocks 0, 1 from 1.5 ms
     # after its return, one every 100 us: it hides Tcomm - Tinit = 0.9 ms
