@@ -226,12 +226,12 @@ static int tinit_measured(const struct an_site *s, double *mean_ns)
     return n;
 }
 
-/* With --measured, the reason says that Tinit's part in the call is the
- * early return that run timed at this site (mean over its calls). */
-static int note_measured_tinit(const struct an_site *s, struct tnbc_profile_site *ps)
+/* With --measured (some calls timed, `mean` ns their mean), the reason
+ * says that Tinit's part in the call is the early return that run timed at
+ * this site. */
+static int note_measured_tinit(int timed_calls, double mean, struct tnbc_profile_site *ps)
 {
-    double mean;
-    if (!tinit_measured(s, &mean) || !ps->reason)
+    if (!timed_calls || !ps->reason)
         return 0;
     size_t len = strlen(ps->reason) + 160;
     char *r = malloc(len);
@@ -286,10 +286,10 @@ int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_sit
     if (is_v_op(s->op) && site_vhash(s, ps) < 0)
         return -1;
     double measured_mean;
+    int measured_calls = tinit_measured(s, &measured_mean);
     int timed = an_decide(ps, sub_bytes(s, ps), bad[0] ? bad : NULL, an_site_share(t, s),
-                          s->crowded[0] ? s->crowded : t->comm_cpu_why,
-                          !tinit_measured(s, &measured_mean));
-    if (note_measured_tinit(s, ps) < 0)
+                          s->crowded[0] ? s->crowded : t->comm_cpu_why, !measured_calls);
+    if (note_measured_tinit(measured_calls, measured_mean, ps) < 0)
         return -1;
     struct an_fidelity fid;
     if (an_site_fidelity(t, s, &fid, bad, sizeof bad) < 0)

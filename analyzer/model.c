@@ -386,7 +386,7 @@ static double own_reads_end(const struct an_call *c, const struct an_sub **t, co
         double piece_rd = t[i]->bytes > 0 ? rd[i] * (double)piece / (double)t[i]->bytes : 0;
         /* While the communication is in flight the reading runs at 1 - share
          * of its pace (work_end): that decides whether it catches up. */
-        double paced_rd = share > 0 && share < 1 && now < tcomm ? piece_rd / (1 - share) : piece_rd;
+        double paced_rd = work_end(now, piece_rd, tcomm, share) - now;
         double faults = piece > 0 ? stream_faults(now, arrived, paced_rd, (double)piece / rate * 1e9,
                                                   (t[i]->bytes + piece - 1) / piece)
                                   : 0;

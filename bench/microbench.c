@@ -141,9 +141,9 @@ int main(int argc, char **argv)
         if (o.c.corrupt && it == 0 && rank == np - 1)
             rbuf[(size_t)order[0] * words] ^= 1u << 3;
         for (int k = 0; k < np; k++) {
-            /* per_block_us of work per block, slice by slice: the reads and
-             * then busy work up to the slice's share, in CPU time, so that
-             * waiting for data is not counted as consuming it */
+            /* per_block_us of work per block, slice by slice: the slice's
+             * reads, then its share of busy work in CPU time (waiting for
+             * data is not work; the reads' own cost is not taken off it) */
             int src = order[k];
             sums[src] = 0;
             for (long j = 0; j < o.slices; j++) {

@@ -454,12 +454,13 @@ static const struct tnbc_run_info *run_info(void)
 {
     static struct tnbc_run_info info;
     static int have;
-    if (!have && A.machine_decides) {
-        info.tsc_hz = tnbc_ticks_hz();
-        info.page_size = (int)tnbc_page_size();
-        have = 1;
-    } else if (!have) {
-        tnbc_runinfo_collect(&info, "auto");
+    if (!have) {
+        if (A.machine_decides) {
+            info.tsc_hz = tnbc_ticks_hz();
+            info.page_size = (int)tnbc_page_size();
+        } else {
+            tnbc_runinfo_collect(&info, "auto");
+        }
         have = 1;
     }
     return &info;
