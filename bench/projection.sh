@@ -37,7 +37,7 @@ conf() { # NP
     local blk=$((2097152 / $1))
     cat <<EOF
 @calibrate | microbench | --block 1048576 --iters 8 --warmup 2
-@calibrate-share | microbench | --block 1048576 --iters 32 --warmup 2 --tcurc-us {T*2} --crc-us 0
+@calibrate-share | microbench | --block 1048576 --iters 32 --warmup 2 --tcurc-us {T*2} --crc-us 0 --crc-passes 0
 micro | microbench | --block $blk --iters 8 --tcurc-us 20000 --crc-us 20000
 isort | isort | --keys 2097152 --maxkey 1048576 --iters 5
 bcast | bcastread | --bytes 8388608 --chunks 4 --order 3,1,2,0 --crc-us 20000 --iters 5
