@@ -10,7 +10,12 @@
 
 #include <stdint.h>
 
-void tnbc_clock_init(void);           /* idempotent; ~20 ms when calibrating */
+/* Idempotent; sleeps ~20 ms to calibrate the TSC, so a mode calls it
+ * only once it has work to time (a pass-through process, or one whose
+ * profile is all off, never pays it). Until then, and where it chooses
+ * clock_gettime, ticks are CLOCK_MONOTONIC nanoseconds at 1e9 per
+ * second: consistent, only slower to read. */
+void tnbc_clock_init(void);
 uint64_t tnbc_ticks(void);
 double tnbc_ticks_hz(void);           /* ticks per second */
 const char *tnbc_clock_source(void);  /* "tsc" or "clock_gettime" */

@@ -2,7 +2,6 @@
 /* Common entry points behind the wrappers: initialisation, finalisation,
  * the collective dispatcher and typed release. */
 #include "intercept.h"
-#include "clock.h"
 #include "config.h"
 
 #include <stdatomic.h>
@@ -39,7 +38,6 @@ int tnbc_init(int *argc, char ***argv, int required, int *provided)
         return rc;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     tnbc_set_log_rank(rank);
-    tnbc_clock_init();
     if (tnbc_guard_init() != 0) {
         tnbc_warn("%s disabled: cannot install the fault handler; collectives run unchanged",
                   tnbc_mode_name);

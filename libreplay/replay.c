@@ -204,6 +204,7 @@ static void open_summary(void)
     struct tnbc_run_info info;
     if (!dir)
         return;
+    tnbc_clock_init();     /* the summary's stamps and tsc_hz */
     tnbc_runinfo_collect(&info, "replay");
     R.db = tnbc_rank_db_open(dir, &info);
 }
@@ -290,6 +291,7 @@ int tnbc_mode_init(int provided)
         R.passive = R.db != NULL;
         return R.passive;
     }
+    tnbc_clock_init();     /* before anything is timed: not for the pass-through */
     for (int i = 0; R.autotune && i < TNBC_OP_COUNT; i++)
         R.op_on[i] = 1;
     /* Collective: where any rank runs auto, every rank that got here

@@ -78,6 +78,7 @@ int tnbc_mode_init(int provided)
     const char *dir;
     (void)provided;
 
+    tnbc_clock_init();
     T.max_calls = tnbc_env_long("TNBC_TRACE_MAX_CALLS", 8, 0, 1L << 40);
     T.chunks = (int)tnbc_env_long("TNBC_CHUNKS", 4, 1, 64);
     /* Send buffers only on request: their first writes are shown by the
