@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-/* Idempotent; sleeps ~20 ms to calibrate the TSC, so a mode calls it
+/* Idempotent; sleeps 2 ms to calibrate the TSC, so a mode calls it
  * only once it has work to time (a pass-through process, or one whose
  * profile is all off, never pays it). Until then, and where it chooses
  * clock_gettime, ticks are CLOCK_MONOTONIC nanoseconds at 1e9 per
