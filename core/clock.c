@@ -66,8 +66,9 @@ static struct clock_pair clock_pair(void)
 #endif
 
 /* The TSC's rate over CALIBRATE_NS between two bracketed points. Each
- * point is off by at most half its bracket (50-100 ns on this project's
- * VM), so 2 ms give the rate within 1e-4: every interval tnbc converts
+ * point is off by at most half its bracket (the narrowest of 8: 29-30 ns
+ * on this project's VM), so 2 ms give the rate within 1e-4 (six runs
+ * there: 2096.0172-2096.0187 MHz): every interval tnbc converts
  * (microseconds to seconds) within 0.01%. A 20 ms sleep did the same
  * with unbracketed reads and cost every traced or tuned process 18 ms
  * more in MPI_Init. */
