@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "config.h"
 
+#include <assert.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +91,13 @@ static long fail_mprotect_every;
 static atomic_long mprotect_calls;
 #endif
 
+/* The memory protection key that TNBC_PROT_KEYED closes pages with (-1:
+ * none; tnbc_guard_use_pkey). While there is one, every opening gives the
+ * pages key 0 back: mprotect alone would leave them keyed. */
+static int guard_pkey = -1;
+
+void tnbc_guard_use_pkey(int key) { guard_pkey = key; }
+
 static int raw_mprotect(uintptr_t a, size_t len, int prot)
 {
 #ifdef TNBC_TEST_HOOKS
@@ -98,6 +106,11 @@ static int raw_mprotect(uintptr_t a, size_t len, int prot)
         return -1;
     }
 #endif
+    assert(prot != TNBC_PROT_KEYED || guard_pkey >= 0);
+    if (prot == TNBC_PROT_KEYED)
+        return (int)syscall(SYS_pkey_mprotect, (void *)a, len, PROT_READ | PROT_WRITE, guard_pkey);
+    if (guard_pkey >= 0 && prot == (PROT_READ | PROT_WRITE))
+        return (int)syscall(SYS_pkey_mprotect, (void *)a, len, prot, 0);
     return (int)syscall(SYS_mprotect, (void *)a, len, prot);
 }
 
@@ -497,11 +510,30 @@ static int lifted_meanwhile(uintptr_t addr)
     return 1;
 }
 
+/* Set around a copy that writes the program's pages directly (land.c):
+ * a fault there, on a page the program unmapped behind the C library's
+ * back, jumps back to the copy's caller instead of ending the process. */
+static __thread sigjmp_buf *fault_escape;
+
+void tnbc_guard_fault_escape(sigjmp_buf *env) { fault_escape = env; }
+
+/* A fault on a closed page of ours: PROT_NONE, PROT_READ (trace's send
+ * side) or our protection key. Not si_pkey: the kernel reads the page's
+ * key when it reports the fault, and the progress thread may have given
+ * it key 0 back by then (seen: SEGV_PKUERR with si_pkey 0 on a page being
+ * opened); the range lookup decides whose page it is. */
+static int guard_fault(const siginfo_t *si)
+{
+    return si->si_code == SEGV_ACCERR || (si->si_code == SEGV_PKUERR && guard_pkey >= 0);
+}
+
 static void on_segv(int sig, siginfo_t *si, void *ctx)
 {
     int saved = errno;
     uintptr_t addr = (uintptr_t)si->si_addr;
-    if (si->si_code == SEGV_ACCERR) {
+    if (fault_escape && si->si_code > 0)
+        siglongjmp(*fault_escape, 1);
+    if (guard_fault(si)) {
         uint64_t entry = tnbc_ticks();
         struct tnbc_range_obj *obj = tnbc_range_lookup(addr);
         if (obj) {

@@ -29,6 +29,7 @@
 #include "collective.h"
 #include "range_index.h"
 
+#include <setjmp.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -69,6 +70,14 @@ enum tnbc_sub_cover {
  * steps would. TNBC_TRACE_EXACT overrides it. */
 #define GUARD_NO_STEP 4u
 
+/* closed_prot for pages left readable and writable but given the memory
+ * protection key of tnbc_guard_use_pkey: every thread whose key rights
+ * deny it faults on them as on PROT_NONE (SEGV_PKUERR), the kernel's
+ * copies for its system calls fail with EFAULT, and a thread that allows
+ * the key (replay's progress thread, libreplay/land.c) writes them with a
+ * plain copy. Not a PROT_* bit. */
+#define TNBC_PROT_KEYED 0x40000000
+
 struct tnbc_guard;
 /* Called once per sub-message before its bytes become accessible, in the
  * faulting thread (signal context: async-signal-safe code only) or in the
@@ -84,7 +93,7 @@ typedef int (*tnbc_guard_landed)(const struct tnbc_guard *g, int sub);
 struct tnbc_guard {
     struct tnbc_range_obj obj;         /* must be first */
     const struct tnbc_layout *layout;  /* base, span, sub-messages */
-    int closed_prot;                   /* PROT_NONE or PROT_READ */
+    int closed_prot;                   /* PROT_NONE, PROT_READ or TNBC_PROT_KEYED */
     unsigned flags;
     tnbc_guard_hook hook;
     tnbc_guard_landed landed;          /* NULL: every sub closed at arm */
@@ -186,6 +195,15 @@ void tnbc_guard_fds_closing(long lo, long hi);
 /* Thread stacks, registered by the thread-creation wrapper. */
 void tnbc_guard_stack_add(uintptr_t lo, uintptr_t hi);
 void tnbc_guard_stack_remove(uintptr_t lo);
+
+/* The key TNBC_PROT_KEYED closes pages with (replay, land.c); while one is
+ * set, opening a page also gives it key 0 back. Before any guard is armed. */
+void tnbc_guard_use_pkey(int key);
+/* Non-NULL: a fault in this thread, whatever its address, jumps to *env
+ * (siglongjmp, signal mask left as in the handler) instead of being
+ * handled; for a copy into the program's pages that must survive pages
+ * unmapped behind our back. NULL to stop. */
+void tnbc_guard_fault_escape(sigjmp_buf *env);
 
 /* Self-measured costs for the model's Tinit (ns). */
 double tnbc_guard_measure_mprotect_ns(void);

@@ -5,10 +5,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -100,8 +103,43 @@ static int land_around_holes(uintptr_t dst, const char *src, size_t n)
     return 0;
 }
 
+/* ---- landing by protection key -------------------------------------------
+ * Where the CPU and kernel have memory protection keys (x86 PKU) and
+ * TNBC_LAND is not `procmem`, the guard closes receive pages with a key of
+ * its own instead of PROT_NONE (TNBC_PROT_KEYED, core/guard.h). Every
+ * thread denies that key (the kernel's default rights for keys 1-15, and
+ * pkey_alloc's for the thread that allocates it, checked in probe_key),
+ * so the program faults on those pages as on PROT_NONE ones; the progress
+ * thread allows it for itself (land_thread_direct) and lands with memcpy,
+ * at memory speed rather than through /proc/self/mem's page-by-page
+ * copy. Other threads (the program's, landing the edge parts of its own
+ * call) still write through /proc/self/mem, which passes the key too. */
+static int land_key = -1;
+static __thread int direct;            /* this thread allows land_key */
+static __thread sigset_t direct_mask;  /* its signal mask, for copy_direct's way out */
+
+/* memcpy in a thread that allows the key. A fault during it (a page the
+ * program unmapped behind the C library's back, or closed other than by
+ * our key) comes back here as -1, and the caller writes through
+ * /proc/self/mem, which skips unmapped pages. */
+static int copy_direct(void *dst, const void *src, size_t n)
+{
+    sigjmp_buf env;
+    if (sigsetjmp(env, 0) != 0) {
+        tnbc_guard_fault_escape(NULL);
+        syscall(SYS_rt_sigprocmask, SIG_SETMASK, &direct_mask, NULL, _NSIG / 8);
+        return -1;
+    }
+    tnbc_guard_fault_escape(&env);
+    memcpy(dst, src, n);
+    tnbc_guard_fault_escape(NULL);
+    return 0;
+}
+
 int land(void *dst, const void *src, size_t n)
 {
+    if (direct && copy_direct(dst, src, n) == 0)
+        return 0;
     if (mem_io(SYS_pwrite64, (char *)(uintptr_t)src, (uintptr_t)dst, n) == 0)
         return 0;
     return land_around_holes((uintptr_t)dst, src, n);
@@ -109,7 +147,88 @@ int land(void *dst, const void *src, size_t n)
 
 int land_read(void *dst, const void *src, size_t n)
 {
+    if (direct && copy_direct(dst, src, n) == 0)
+        return 0;
     return mem_io(SYS_pread64, dst, (uintptr_t)src, n);
+}
+
+void land_thread_direct(void)
+{
+    if (land_key < 0 || direct)
+        return;
+    if (tnbc_guard_init() != 0)     /* its SIGSEGV handler is copy_direct's way out */
+        return;
+    if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, NULL, &direct_mask, _NSIG / 8) != 0)
+        return;
+    if (pkey_set(land_key, 0) == 0)
+        direct = 1;
+}
+
+const char *land_method(void) { return land_key >= 0 ? "pkey" : "procmem"; }
+
+int land_pkey(void) { return land_key; }
+
+int land_closed_prot(void) { return land_key >= 0 ? TNBC_PROT_KEYED : PROT_NONE; }
+
+#if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+/* Whether key works as the guard needs: a page given the key is refused
+ * to this thread's system calls while the key is denied (EFAULT, as for
+ * PROT_NONE), written by memcpy while allowed, and readable once given
+ * key 0 back. Leaves the thread denying the key. */
+static int probe_key(int key)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    static const char probe[] = "tnbc";
+    char *p = mmap(NULL, (size_t)ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    int ok = syscall(SYS_pkey_mprotect, p, (size_t)ps, PROT_READ | PROT_WRITE, key) == 0 &&
+             getrandom(p, 1, GRND_NONBLOCK) < 0 && errno == EFAULT && pkey_set(key, 0) == 0;
+    if (ok) {
+        memcpy(p, probe, sizeof probe);
+        ok = pkey_set(key, PKEY_DISABLE_ACCESS) == 0 &&
+             syscall(SYS_pkey_mprotect, p, (size_t)ps, PROT_READ | PROT_WRITE, 0) == 0 &&
+             memcmp(p, probe, sizeof probe) == 0;
+    }
+    pkey_set(key, PKEY_DISABLE_ACCESS);
+    munmap(p, (size_t)ps);
+    return ok ? 0 : -1;
+}
+#endif
+
+/* TNBC_LAND: auto (a key where there is one), pkey (the same, said when
+ * there is none), procmem. The sanitizer builds land through
+ * /proc/self/mem only. ThreadSanitizer cannot see the order that the
+ * opening of a page gives between the progress thread's copy and the
+ * program's reads. AddressSanitizer's free, preloaded before this library,
+ * is the one the program calls, so a buffer freed with its data on the
+ * way is not waited for (core/wrap_libc.c's free is not reached), and a
+ * copy into ASan's quarantine is reported where a write through
+ * /proc/self/mem is not seen. */
+static void choose_method(void)
+{
+    static const char *const modes[] = { "auto", "pkey", "procmem", NULL };
+    int mode = tnbc_env_choice("TNBC_LAND", modes, 0);
+    if (mode == 2)
+        return;
+    const char *why = NULL;
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+    why = "a sanitizer build";
+#else
+    int key = pkey_alloc(0, PKEY_DISABLE_ACCESS);
+    if (key < 0)
+        why = errno == ENOSPC ? "no protection key left" : "this CPU or kernel has no memory protection keys";
+    else if (probe_key(key) != 0) {
+        pkey_free(key);
+        why = "memory protection keys do not guard pages as needed here";
+    } else {
+        land_key = key;
+        tnbc_guard_use_pkey(key);
+    }
+#endif
+    static int said;
+    if (why && mode == 1)
+        tnbc_warn_once(said, "TNBC_LAND=pkey: %s; landing through /proc/self/mem", why);
 }
 
 int land_init(const char **why)
@@ -142,6 +261,7 @@ int land_init(const char **why)
                                : "writes through /proc/self/mem do not pass page protection on this kernel";
         return -1;
     }
+    choose_method();
     return 0;
 }
 

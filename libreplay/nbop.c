@@ -468,7 +468,7 @@ static int landed_at_arm(const struct tnbc_guard *g, int sub)
 int nbop_arm(struct nbop *op, tnbc_guard_hook hook)
 {
     op->guard.layout = nbop_guard_layout(op);
-    op->guard.closed_prot = PROT_NONE;
+    op->guard.closed_prot = land_closed_prot();
     op->guard.flags = GUARD_WAIT_NEIGHBOURS;
     op->guard.hook = hook;
     op->guard.landed = landed_at_arm;

@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "config.h"
+#include "land.h"
 #include "tracedb.h"
 
 #include <sqlite3.h>
@@ -62,7 +63,7 @@ void phase_report(int rank)
         total += us;
         n += snprintf(line + n, sizeof line - (size_t)n, " %s %.1f", phase_names[k], us);
     }
-    fprintf(stderr, "%s total %.1f\n", line, total);
+    fprintf(stderr, "%s total %.1f landing %s\n", line, total, land_method());
 }
 
 static const char insert_sql[] =

@@ -3,6 +3,7 @@
 #include "activity.h"
 #include "clock.h"
 #include "config.h"
+#include "land.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -221,6 +222,7 @@ static void *progress_main(void *unused)
     (void)unused;
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);   /* sleep 1 us past the back-off, not 50 */
     prctl(PR_SET_NAME, "tnbc-progress", 0, 0, 0);  /* visible in /proc/PID/task/TID/comm */
+    land_thread_direct();     /* lands by memcpy where pages close with a key */
     for (;;) {
         pthread_mutex_lock(&P.mu);
         while (!P.stop && !active && !P.queue)

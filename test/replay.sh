@@ -96,6 +96,9 @@ check_tcp_3()  { integrity tcp3 3 14 --mca btl self,tcp --mca btl_tcp_if_include
 # Bodies cut in one-page pieces: many pieces per block, the first of each
 # ending wherever the block's alignment puts the next page.
 check_pieces() { integrity pc3 3 15 -x TNBC_PIECE=4096 --mca btl self,tcp --mca btl_tcp_if_include lo; }
+# Pages closed with PROT_NONE and written through /proc/self/mem, the
+# landing of CPUs without protection keys, where the default uses keys.
+check_procmem() { integrity pm3 3 16 -x TNBC_LAND=procmem -x TNBC_PIECE=8192 --mca btl self,tcp --mca btl_tcp_if_include lo; }
 
 # The profile records the piece size the analyzer assumed (32 KiB) and the
 # replay cuts with it; TNBC_PIECE overrides it, said once. A profile edited
@@ -207,6 +210,12 @@ check_phases() {
         [[ $n -gt 0 && $n -eq $early ]] || { echo "rank $r: $n early returns in the phase line, $early in the summary"; return 1; }
         echo "$line" | grep -Eq 'candidate [0-9.]+ agree [0-9.]+ plan [0-9.]+ land_self [0-9.]+ arm [0-9.]+ copy [0-9.]+ submit [0-9.]+ edges [0-9.]+ total [0-9.]*[1-9]' ||
             { echo "rank $r: phase line malformed or all zero"; return 1; }
+        # Pages close with a protection key where the kernel enabled them
+        # (the `ospke` flag), else PROT_NONE with /proc/self/mem landings.
+        local method=procmem
+        grep -qw ospke /proc/cpuinfo && method=pkey
+        echo "$line" | grep -q " landing $method\$" ||
+            { echo "rank $r: landing method is not $method"; return 1; }
         # The summary's early_cost row: the same early returns and steps
         # (the line's means, printed to 0.1 us), and the remote block of
         # every call landed by the progress thread: 1 MiB per early return.
@@ -226,6 +235,12 @@ check_phases() {
                 for (i = 1; i <= 8; i++) if (x[i] - y[i] > 0.051 || y[i] - x[i] > 0.051) exit 1 }' ||
             { echo "rank $r: early_cost steps $steps, the phase line's $want"; return 1; }
     done
+    # TNBC_LAND=procmem chooses the /proc/self/mem landing on any CPU.
+    out=$(TNBC_LAND=procmem TNBC_REPLAY_PHASES=1 $TNBC run -p "$W/ph.on.profile" -- \
+            timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" \
+            "$P/trace/access_order" alltoall 1048576 forward 4 2>&1) || { echo "$out"; return 1; }
+    [[ $(echo "$out" | grep -c "^tnbc: rank [01]: [1-9][0-9]* early returns.* landing procmem$") == 2 ]] ||
+        { echo "TNBC_LAND=procmem:"; echo "$out"; return 1; }
 }
 
 # TNBC_REPLAY_TRIAL=1: every other call of a site that is on runs blocking
@@ -456,6 +471,8 @@ t_openmpi_only "integrity, 3 ranks, TCP" "needs Open MPI's TCP transport (--mca 
     t_run "integrity, 3 ranks, TCP" check_tcp_3
 t_openmpi_only "integrity, 3 ranks, TCP, one-page pieces" "needs Open MPI's TCP transport (--mca btl self,tcp)" &&
     t_run "integrity, 3 ranks, TCP, one-page pieces" check_pieces
+t_openmpi_only "integrity, 3 ranks, TCP, landing through /proc/self/mem" "needs Open MPI's TCP transport (--mca btl self,tcp)" &&
+    t_run "integrity, 3 ranks, TCP, landing through /proc/self/mem" check_procmem
 t_run "the profile's piece size, and TNBC_PIECE overriding it once" check_profile_piece
 t_cmocka "$P/replay/test_pieces"
 t_cmocka "$P/replay/test_land"
