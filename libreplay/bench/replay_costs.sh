@@ -13,8 +13,8 @@ OUT=$B/bench/replay; mkdir -p "$OUT"
 [[ $(id -u) -eq 0 ]] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo
 
-echo "== landing cost: $B/libreplay/bench/land_cost 20"
-"$B/libreplay/bench/land_cost" 20 | tee "$OUT/land_cost.txt"
+echo "== landing cost: $B/libreplay/bench/land_cost 200"
+"$B/libreplay/bench/land_cost" 200 | tee "$OUT/land_cost.txt"
 
 echo "== pass-through: coll_loop 300000 on 2 ranks, $REPS interleaved repetitions"
 LIB=$PWD/$B/lib/libtnbc-replay.so
