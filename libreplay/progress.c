@@ -7,10 +7,13 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TOKEN_TAG_OFFSET 16384
 
@@ -276,7 +279,24 @@ int progress_start(int window, long max_sleep_us)
     P.window = window;
     P.max_sleep_us = max_sleep_us;
     P.queue_tail = &P.queue;
-    if (pthread_create(&P.thread, NULL, progress_main, NULL) != 0)
+    /* The thread starts with every asynchronous signal blocked (it
+     * inherits its creator's mask): a signal sent to the process may go to
+     * any thread that does not block it, and the program's handler must
+     * not run here: one that reads a buffer whose data is on its way would
+     * wait for this very thread to land it (torture case signal_thread).
+     * The system call, not pthread_sigmask: the library interposes that. */
+    sigset_t async, old;
+    sigfillset(&async);
+    sigdelset(&async, SIGSEGV);
+    sigdelset(&async, SIGBUS);
+    sigdelset(&async, SIGILL);
+    sigdelset(&async, SIGFPE);
+    sigdelset(&async, SIGTRAP);
+    if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &async, &old, _NSIG / 8) != 0)
+        return -1;
+    int rc = pthread_create(&P.thread, NULL, progress_main, NULL);
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+    if (rc != 0)
         return -1;
     P.running = 1;
     return 0;

@@ -37,7 +37,8 @@
 # types whose blocks interleave in memory), far_struct.c (struct types
 # over two arrays far apart: the memory between them is not the call's),
 # fiber_stack.c (user-level threads on a stack from malloc), fd_reuse.c
-# (dup2/closefrom over the descriptor replay lands through).
+# (dup2/closefrom over the descriptor replay lands through), signal_thread.c
+# (a process-directed signal left to the program's own signal thread).
 set -u
 cd "$(dirname "$0")/.."
 : "${BUILD:=build}"
@@ -144,6 +145,7 @@ declare -A expect=(
     [far_struct]="blocking:a page or more between the call's bytes;analyzed:: off: the receive buffer is memory tnbc cannot guard"
     [fiber_stack]=early
     [fd_reuse]=early
+    [signal_thread]=early
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -176,6 +178,7 @@ declare -A what=(
     [far_struct]="a struct type at MPI_BOTTOM over two arrays far apart (bcast, moving root)"
     [fiber_stack]="fibers (makecontext) on a malloc'd stack: a receive into a local array, then the next fiber's frames"
     [fd_reuse]="dup2 and closefrom over the landing's descriptor while data is on its way"
+    [signal_thread]="SIGUSR1 to the process, blocked in the main thread after its first call, handled by the program's signal thread reading the last buffer"
 )
 # Cases whose tuned and forced runs are skipped (t_skip with the reason):
 # only plain and traced runs are compared.
@@ -184,7 +187,8 @@ declare -A trace_only=(
 order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map fork_child
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault threads_comms
        hybrid_team thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
-       p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct fiber_stack fd_reuse)
+       p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct fiber_stack fd_reuse
+       signal_thread)
 # Ranks per case: 2, but where the case needs sources beyond the own one
 # and a second remote one (one landing while another is still in flight).
 declare -A np_of=([interleaved_types]=4)
