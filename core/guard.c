@@ -771,6 +771,16 @@ void tnbc_guard_fds_closing(long lo, long hi)
     }
 }
 
+void tnbc_async_signals(sigset_t *set)
+{
+    sigfillset(set);
+    sigdelset(set, SIGSEGV);
+    sigdelset(set, SIGBUS);
+    sigdelset(set, SIGILL);
+    sigdelset(set, SIGFPE);
+    sigdelset(set, SIGTRAP);
+}
+
 int tnbc_guard_init(void)
 {
     struct sigaction sa;
@@ -785,12 +795,7 @@ int tnbc_guard_init(void)
     /* Asynchronous signals wait while our handlers run: a program's signal
      * handler that touches a guarded buffer would otherwise find the
      * interrupted handler's guard lock held (and spin for ever). */
-    sigfillset(&async_signals);
-    sigdelset(&async_signals, SIGSEGV);
-    sigdelset(&async_signals, SIGBUS);
-    sigdelset(&async_signals, SIGILL);
-    sigdelset(&async_signals, SIGFPE);
-    sigdelset(&async_signals, SIGTRAP);
+    tnbc_async_signals(&async_signals);
     memset(&sa, 0, sizeof sa);
     /* On an alternate stack (altstack.h): the faulting thread's own may be
      * guarded memory, a fiber's stack from malloc. */

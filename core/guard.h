@@ -30,6 +30,7 @@
 #include "range_index.h"
 
 #include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -127,6 +128,10 @@ struct tnbc_guard {
     struct tnbc_guard *next_active;
 };
 
+/* Every signal but the synchronous ones a faulting instruction raises
+ * (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP): what our handlers and
+ * threads block. */
+void tnbc_async_signals(sigset_t *set);
 /* Install the SIGSEGV/SIGTRAP handlers (after MPI_Init, so we chain to Open
  * MPI's). Idempotent. Returns 0 or -1 with a warning printed. */
 int tnbc_guard_init(void);

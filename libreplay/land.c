@@ -186,11 +186,11 @@ static int probe_key(int key)
              getrandom(p, 1, GRND_NONBLOCK) < 0 && errno == EFAULT && pkey_set(key, 0) == 0;
     if (ok) {
         memcpy(p, probe, sizeof probe);
-        ok = pkey_set(key, PKEY_DISABLE_ACCESS) == 0 &&
-             syscall(SYS_pkey_mprotect, p, (size_t)ps, PROT_READ | PROT_WRITE, 0) == 0 &&
+        ok = syscall(SYS_pkey_mprotect, p, (size_t)ps, PROT_READ | PROT_WRITE, 0) == 0 &&
              memcmp(p, probe, sizeof probe) == 0;
     }
-    pkey_set(key, PKEY_DISABLE_ACCESS);
+    if (pkey_set(key, PKEY_DISABLE_ACCESS) != 0)
+        ok = 0;
     munmap(p, (size_t)ps);
     return ok ? 0 : -1;
 }

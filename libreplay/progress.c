@@ -3,6 +3,7 @@
 #include "activity.h"
 #include "clock.h"
 #include "config.h"
+#include "guard.h"
 #include "land.h"
 
 #include <pthread.h>
@@ -286,12 +287,7 @@ int progress_start(int window, long max_sleep_us)
      * wait for this very thread to land it (torture case signal_thread).
      * The system call, not pthread_sigmask: the library interposes that. */
     sigset_t async, old;
-    sigfillset(&async);
-    sigdelset(&async, SIGSEGV);
-    sigdelset(&async, SIGBUS);
-    sigdelset(&async, SIGILL);
-    sigdelset(&async, SIGFPE);
-    sigdelset(&async, SIGTRAP);
+    tnbc_async_signals(&async);
     if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &async, &old, _NSIG / 8) != 0)
         return -1;
     int rc = pthread_create(&P.thread, NULL, progress_main, NULL);
