@@ -235,14 +235,18 @@ static int set_prot(struct tnbc_guard *g, uintptr_t a, uintptr_t b, int prot)
  * kernel says ENOMEM for them as it does for too many mappings: go page by
  * page, each tried twice, and skip the unmapped ones (mincore fails on
  * them). 0, or -1 when a mapped page stays closed. */
+static atomic_int open_errno;       /* the last refusal's, for open_whole's message */
+
 static int open_mapped_pages(uintptr_t a, uintptr_t b)
 {
     for (uintptr_t p = a; p < b; p += page_size) {
         if (raw_mprotect(p, page_size, PROT_READ | PROT_WRITE) == 0 ||
             raw_mprotect(p, page_size, PROT_READ | PROT_WRITE) == 0)
             continue;
+        int why = errno;
         if (tnbc_page_unmapped(p))
             continue;
+        atomic_store(&open_errno, why);
         return -1;
     }
     return 0;
@@ -441,8 +445,11 @@ static void open_whole(struct tnbc_guard *g, uint64_t tick)
     static atomic_int said;
     struct expose_arg e = { TNBC_REL_LIMIT, tick };
     if (!atomic_exchange(&said, 1))
-        tnbc_write_stderr("tnbc: mprotect could not open guarded pages (too many memory mappings?); "
-                          "the calls concerned wait for all their data\n");
+        tnbc_write_stderr(atomic_load(&open_errno) == ENOMEM
+                              ? "tnbc: mprotect could not open guarded pages (ENOMEM: too many memory "
+                                "mappings?); the calls concerned wait for all their data\n"
+                              : "tnbc: mprotect could not open guarded pages (not ENOMEM); the calls "
+                                "concerned wait for all their data\n");
     overlapping(g, g->lo, g->hi, expose_released, &e);
     for (int tries = 0; tries < 8; tries++)
         if (open_range(g, g->lo, g->hi) == 0)
