@@ -230,13 +230,13 @@ static int set_prot(struct tnbc_guard *g, uintptr_t a, uintptr_t b, int prot)
     return clip(g, &a, &b) ? raw_mprotect(a, b - a, prot) : 0;
 }
 
+static atomic_int open_errno;       /* the last refusal's, for open_whole's message */
+
 /* mprotect refused to open [a, b). Pages the program has unmapped (freed
  * memory whose guard is still registered) have nothing to open, and the
  * kernel says ENOMEM for them as it does for too many mappings: go page by
  * page, each tried twice, and skip the unmapped ones (mincore fails on
  * them). 0, or -1 when a mapped page stays closed. */
-static atomic_int open_errno;       /* the last refusal's, for open_whole's message */
-
 static int open_mapped_pages(uintptr_t a, uintptr_t b)
 {
     for (uintptr_t p = a; p < b; p += page_size) {

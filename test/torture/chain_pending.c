@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* Own case: the receive buffer of one Alltoall is the send buffer of the
  * next, at once and unread (an FFT's transposes back to back): the second
- * call copies its send blocks while its agreement is in flight, from pages
- * the first call's guard still holds, so the copy itself waits for that
- * data. Buffers from malloc at odd offsets, so the blocks share pages; the
- * third call sends from the first's send buffer again, rewritten. */
+ * call's send pages are still held by the first call's guard, so its send
+ * copy must wait for that data first. Buffers from malloc at odd offsets,
+ * so the blocks share pages; the third call sends from the first's send
+ * buffer again, rewritten. */
 #include "tt.h"
 
 #define BLK 40000      /* ints per block: blocks share pages */
