@@ -28,6 +28,7 @@ static struct {
     int stop, running;
     int window;
     long max_sleep_us;
+    int batch;                          /* run under SCHED_BATCH */
     atomic_int urgent;                  /* threads waiting in the fault path */
 } P = { .mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
         .idle = PTHREAD_COND_INITIALIZER };
@@ -227,6 +228,11 @@ static void *progress_main(void *unused)
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);   /* sleep 1 us past the back-off, not 50 */
     prctl(PR_SET_NAME, "tnbc-progress", 0, 0, 0);  /* visible in /proc/PID/task/TID/comm */
     land_thread_direct();     /* lands by memcpy where pages close with a key */
+    if (P.batch) {
+        struct sched_param none = { 0 };
+        if (sched_setscheduler(0, SCHED_BATCH, &none) != 0)
+            tnbc_warn("progress thread: SCHED_BATCH refused; it runs under the default policy");
+    }
     for (;;) {
         pthread_mutex_lock(&P.mu);
         while (!P.stop && !active && !P.queue)
@@ -273,10 +279,11 @@ static void *progress_main(void *unused)
 
 int progress_running(void) { return P.running; }
 
-int progress_start(int window, long max_sleep_us)
+int progress_start(int window, long max_sleep_us, int batch)
 {
     if (P.running)
         return 0;
+    P.batch = batch;
     P.window = window;
     P.max_sleep_us = max_sleep_us;
     P.queue_tail = &P.queue;

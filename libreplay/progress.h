@@ -13,7 +13,7 @@
 /* Starts the thread (named tnbc-progress) if it is not running: on the
  * first call that goes early, so a run whose calls all stay blocking has
  * none. 0, or -1 when it cannot be started. Application thread only. */
-int progress_start(int window, long max_sleep_us);
+int progress_start(int window, long max_sleep_us, int batch);
 int progress_running(void);
 void progress_submit(struct nbop *op);
 /* Waits until every submitted call has completed. */

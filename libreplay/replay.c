@@ -133,6 +133,7 @@ static struct {
     struct tnbc_profile *prof;
     int window;            /* progress thread settings, for its lazy start */
     long sleep_us;
+    int progress_batch;     /* TNBC_PROGRESS_BATCH: the thread under SCHED_BATCH */
     int thread_failed;
     int rank;
     int op_on[TNBC_OP_COUNT];
@@ -316,6 +317,7 @@ int tnbc_mode_init(int provided)
     nbop_configure(piece, tnbc_env_bool("TNBC_NODE_SCHEDULE", 1));
     R.window = send_window(piece);
     R.sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
+    R.progress_batch = tnbc_env_bool("TNBC_PROGRESS_BATCH", 1);
     open_summary();
     if (R.db)
         activity_init();
@@ -332,7 +334,7 @@ static int ensure_progress_thread(void)
     static pthread_mutex_t start = PTHREAD_MUTEX_INITIALIZER;
     int rc = 0;
     pthread_mutex_lock(&start);
-    if (!progress_running() && (R.thread_failed || progress_start(R.window, R.sleep_us) != 0)) {
+    if (!progress_running() && (R.thread_failed || progress_start(R.window, R.sleep_us, R.progress_batch) != 0)) {
         if (!R.thread_failed)
             tnbc_warn("cannot start the progress thread; collectives on this rank run blocking");
         R.thread_failed = 1;

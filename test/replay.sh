@@ -543,6 +543,25 @@ check_no_cost_when_off() {
 }
 
 t_run "no cost when off: thread level and no progress thread (all-off profile)" check_no_cost_when_off
+# The progress thread runs under SCHED_BATCH, whose wake-ups do not preempt
+# the program's thread (docs/replay.md, "The early return's cost"), and
+# under the default policy with TNBC_PROGRESS_BATCH=0; the kernel's own
+# account of the thread (sched_getscheduler on its id) is what is checked.
+check_progress_policy() {
+    [[ -f $W/nc.on.profile ]] || pipeline nc 2 force "$P/replay/thread_level" 4 || return 1
+    local on off
+    on=$($TNBC run -p "$W/nc.on.profile" -- timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" \
+            "$P/replay/thread_level" 4 report) || { echo "$on"; return 1; }
+    off=$(TNBC_PROGRESS_BATCH=0 $TNBC run -p "$W/nc.on.profile" -- timeout -k 5 "$T_TIMEOUT" \
+            "${MPI2[@]}" "$P/replay/thread_level" 4 report) || { echo "$off"; return 1; }
+    echo "default: $(grep progress_policy <<<"$on"); TNBC_PROGRESS_BATCH=0: $(grep progress_policy <<<"$off")"
+    [[ $(grep progress_policy <<<"$on") == "progress_policy batch" ]] ||
+        { echo "default: want the progress thread under SCHED_BATCH"; return 1; }
+    [[ $(grep progress_policy <<<"$off") == "progress_policy other" ]] ||
+        { echo "TNBC_PROGRESS_BATCH=0: want the default policy"; return 1; }
+    [[ $(grep checksum <<<"$on") == $(grep checksum <<<"$off") ]] || { echo "results differ"; return 1; }
+}
+t_run "progress thread under SCHED_BATCH, the default policy with TNBC_PROGRESS_BATCH=0" check_progress_policy
 # A program that asks for MPI_THREAD_MULTIPLE and calls collectives from
 # one thread (a second thread exchanging point to point at the same time),
 # from one thread after another (each joined before the next starts), or

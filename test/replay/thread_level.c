@@ -3,7 +3,8 @@
  * blocks with MPI_Alltoall in a loop (used by test/replay.sh, "no cost when
  * off"). With "report" as the second argument, rank 0 also prints the
  * thread level MPI granted and whether a thread named tnbc-progress runs in
- * the process, read from /proc/self/task after the loop.
+ * the process, read from /proc/self/task after the loop, and that thread's
+ * scheduling policy (batch, other, or none without the thread).
  *
  * Third argument "multiple": the program asks for MPI_THREAD_MULTIPLE and
  * a second thread exchanges messages point to point (MPI_Sendrecv on a
@@ -20,17 +21,20 @@
 #include <dirent.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define BLOCK_INTS 65536    /* 256 KiB per peer */
 
-static int progress_thread_running(void)
+/* Whether a thread named tnbc-progress runs; *policy gets its policy. */
+static int progress_thread_running(const char **policy)
 {
     DIR *d = opendir("/proc/self/task");
     struct dirent *e;
     int found = 0;
+    *policy = "none";
     if (!d)
         return -1;
     while ((e = readdir(d)) != NULL) {
@@ -39,8 +43,11 @@ static int progress_thread_running(void)
             continue;
         snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
         FILE *f = fopen(path, "r");
-        if (f && fgets(comm, sizeof comm, f))
-            found |= strncmp(comm, "tnbc-progress", 13) == 0;
+        if (f && fgets(comm, sizeof comm, f) && strncmp(comm, "tnbc-progress", 13) == 0) {
+            int p = sched_getscheduler((pid_t)atoi(e->d_name));   /* a thread id */
+            *policy = p == SCHED_BATCH ? "batch" : p == SCHED_OTHER ? "other" : "unknown";
+            found = 1;
+        }
         if (f)
             fclose(f);
     }
@@ -137,11 +144,14 @@ int main(int argc, char **argv)
     MPI_Reduce(&sum, &total, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("thread_level: checksum %lld\n", total);
-        if (report)
+        if (report) {
+            const char *policy;
+            int running = progress_thread_running(&policy);
             printf("provided %s progress_thread %d\n",
                    provided == MPI_THREAD_FUNNELED ? "funneled" :
-                   provided == MPI_THREAD_MULTIPLE ? "multiple" : "other",
-                   progress_thread_running());
+                   provided == MPI_THREAD_MULTIPLE ? "multiple" : "other", running);
+            printf("progress_policy %s\n", policy);
+        }
     }
     free(sb);
     free(rb);
