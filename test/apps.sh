@@ -111,7 +111,16 @@ assert float(open(sys.argv[2]).read()) == round(share, 3), open(sys.argv[2]).rea
 # from the MPI-3 variant, and the summary says which (with 64 KiB blocks
 # slow shared memory on a loaded machine once made the analyzer turn it on)
 assert d[\"meta\"][\"comm_cpu_share_from\"] == \"ialltoall\", d[\"meta\"]
-" "$out/summary.json" "$out/after.isort"' "$out"
+# microbench says how long its call took to return (t_return: the slowest
+# rank'"'"'s mean, never more than t_coll, the mean of the slowest per
+# iteration, which for the ialltoall variant also holds the MPI_Wait);
+# isort does not say
+import csv
+rows = list(csv.DictReader(open(sys.argv[3])))
+micro = [r for r in rows if r[\"app\"] == \"micro-a\"]
+assert micro and all(0 < float(r[\"t_return\"]) <= float(r[\"t_coll\"]) + 1e-6 for r in micro), micro
+assert all(r[\"t_return\"] == \"\" for r in rows if r[\"app\"] == \"isort\"), rows
+" "$out/summary.json" "$out/after.isort" "$out/runs.csv"' "$out"
 # The share calibrated with tnbc itself, on a 2-node emulated cluster at
 # 200 Mbit/s (1 MiB blocks: 42 ms of link), where the analyzer turns the
 # calibration's Alltoall on: traced once, analyzed, and run tuned against
