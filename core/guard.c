@@ -67,6 +67,26 @@ size_t tnbc_page_size(void)
 
 int tnbc_guard_active(void) { return atomic_load(&armed_guards); }
 
+struct held { uintptr_t lo, hi, covered; };
+
+static void add_held(struct tnbc_range_obj *obj, void *arg)
+{
+    const struct tnbc_guard *g = (const struct tnbc_guard *)obj;   /* obj is first */
+    struct held *h = arg;
+    uintptr_t a = g->lo > h->lo ? g->lo : h->lo, b = g->hi < h->hi ? g->hi : h->hi;
+    if (a < b)
+        h->covered += b - a;
+}
+
+int tnbc_guard_holds(uintptr_t lo, uintptr_t hi)
+{
+    struct held h = { lo, hi, 0 };
+    if (lo >= hi || !tnbc_guard_active())
+        return 0;
+    tnbc_range_each(lo, hi, add_held, &h);
+    return h.covered == hi - lo;          /* the ranges never overlap */
+}
+
 int tnbc_guard_all_open(const struct tnbc_guard *g)
 {
     if (!g->armed)

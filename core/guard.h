@@ -169,8 +169,12 @@ int tnbc_guard_may_step(const struct tnbc_guard *g);
  * signal frame there); a shared mapping is written by others whom our
  * protection does not stop, and /proc/self/mem cannot land data in it
  * while protected; mprotect refuses to close part of a huge page.
+ * Pages a live guard holds closed count as what they were when it closed
+ * them (private writable): the map shows them without write access.
  * Returns 1, or 0 with *why set. tnbc_guard_arm applies it too. */
 int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why);
+/* Whether live guards' protected pages cover all of [lo, hi). */
+int tnbc_guard_holds(uintptr_t lo, uintptr_t hi);
 /* 1 when the page holding p is not mapped at all (mincore's ENOMEM): the
  * program unmapped it behind the C library's back, so an mprotect or a
  * landing there fails for a reason that is no error (guard_memory.c). */

@@ -62,6 +62,8 @@ struct huge_mounts {
 struct map_ent {
     uintptr_t lo, hi;
     const char *unfit;       /* NULL: guardable; else why not */
+    int closed;              /* unfit only for want of write access: a
+                                guard's closed pages look so (guard.c) */
 };
 #define MAPS_DIRTY_MAX 32
 static struct {
@@ -241,14 +243,18 @@ static int parse_map_line(const char *line, const struct huge_mounts *m, struct 
      * huge pages: mprotect of a range that ends inside a huge page fails
      * (EINVAL), so the guard could never close the pages, and the call
      * would pay for going early and then wait for all of its data. */
-    if (special || perms[1] != 'w' || perms[3] != 'p')
+    e->closed = 0;
+    if (special || perms[1] != 'w' || perms[3] != 'p') {
         e->unfit = not_private_writable;
-    else if (perms[2] == 'x')
+        e->closed = !special && perms[1] != 'w' && perms[2] != 'x' && perms[3] == 'p' &&
+                    !path_is_huge(path, m);
+    } else if (perms[2] == 'x') {
         e->unfit = executable;
-    else if (path_is_huge(path, m))
+    } else if (path_is_huge(path, m)) {
         e->unfit = huge_pages;
-    else
+    } else {
         e->unfit = NULL;
+    }
     return 0;
 }
 
@@ -307,7 +313,12 @@ static int maps_cover(uintptr_t lo, uintptr_t hi, const char **why)
     for (int i = a; i < maps.n && at < hi; i++) {
         if (maps.ent[i].lo > at)
             return -1;
-        if (maps.ent[i].unfit) {
+        uintptr_t end = maps.ent[i].hi < hi ? maps.ent[i].hi : hi;
+        /* Without write access only because a live guard closed them: the
+         * previous call's pages the program has not read yet (still in
+         * flight, or never to be read), released before this call uses
+         * them (TNBC_REL_REUSE). */
+        if (maps.ent[i].unfit && !(maps.ent[i].closed && tnbc_guard_holds(at, end))) {
             *why = maps.ent[i].unfit;
             return 0;
         }

@@ -1223,6 +1223,39 @@ static void test_maps_cache_per_range(void **state)
     tnbc_guard_maps_changed(buf, 8 * ps);
 }
 
+/* Pages a live guard closed show in the map without write access; read
+ * again while the guard holds them (the previous call's data still in
+ * flight), they still count as private writable memory. Pages closed by
+ * anyone else do not, nor do a guard's pages once it is gone and the
+ * program closes them itself. */
+static void test_memory_closed_by_guard(void **state)
+{
+    (void)state;
+    const char *why;
+    char *b = guarded_pages(4, 4, ps, PROT_NONE, 0);
+    assert_int_equal(prot_at(b + ps), PROT_NONE);
+    char *other = mmap(NULL, 2 * ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(other != MAP_FAILED);
+    tnbc_guard_maps_changed(other, 2 * ps);
+    unsigned reads = tnbc_guard_maps_reads();
+    for (int i = 0; i < 40; i++)          /* the whole table stale: read again */
+        tnbc_guard_maps_changed((char *)0x1000 + (size_t)i * 2 * ps, ps);
+    assert_true(memory_ok(b, 4 * ps, &why));
+    assert_true(memory_ok(b + ps + 17, 2 * ps, &why));
+    assert_int_equal(tnbc_guard_maps_reads(), reads + 1);
+    assert_true(tnbc_guard_holds((uintptr_t)b, (uintptr_t)b + 4 * ps));
+    assert_false(tnbc_guard_holds((uintptr_t)b, (uintptr_t)b + 5 * ps));
+    assert_false(memory_ok(other, ps, &why));              /* closed by the program */
+    assert_non_null(strstr(why, "writable"));
+    tnbc_guard_disarm(&F.g, TNBC_REL_DONE);
+    assert_false(tnbc_guard_holds((uintptr_t)b, (uintptr_t)b + ps));
+    assert_int_equal(mprotect(b, ps, PROT_READ), 0);
+    tnbc_guard_maps_changed(b, ps);
+    assert_false(memory_ok(b, 2 * ps, &why));              /* read-only now, no guard */
+    munmap(other, 2 * ps);
+    tnbc_guard_maps_changed(other, 2 * ps);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -1258,6 +1291,7 @@ int main(void)
         T(test_measure_costs),
         T(test_memory_kinds),
         T(test_memory_huge_pages),
+        T(test_memory_closed_by_guard),
         T(test_maps_cache_per_range),
     };
     char rearm[16];
