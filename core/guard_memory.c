@@ -246,8 +246,7 @@ static int parse_map_line(const char *line, const struct huge_mounts *m, struct 
     e->closed = 0;
     if (special || perms[1] != 'w' || perms[3] != 'p') {
         e->unfit = not_private_writable;
-        e->closed = !special && perms[1] != 'w' && perms[2] != 'x' && perms[3] == 'p' &&
-                    !path_is_huge(path, m);
+        e->closed = !special && perms[3] == 'p' && perms[2] != 'x' && !path_is_huge(path, m);
     } else if (perms[2] == 'x') {
         e->unfit = executable;
     } else if (path_is_huge(path, m)) {
