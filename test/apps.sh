@@ -121,6 +121,29 @@ micro = [r for r in rows if r[\"app\"] == \"micro-a\"]
 assert micro and all(0 < float(r[\"t_return\"]) <= float(r[\"t_coll\"]) + 1e-6 for r in micro), micro
 assert all(r[\"t_return\"] == \"\" for r in rows if r[\"app\"] == \"isort\"), rows
 " "$out/summary.json" "$out/after.isort" "$out/runs.csv"' "$out"
+# Where a node's ranks outnumber its CPUs every mode yields while it waits
+# (the stronger baseline there): decided from the cluster's own record of
+# each node's CPUs and slots; checked on hand-made records.
+t_run "run-apps yields where ranks share a CPU" bash -c '
+    d=$0/clusters; mkdir -p "$d/one" "$d/two" "$d/wide" &&
+    printf "10.0.0.1 a /tmp 0\n10.0.0.2 b /tmp 1\n" | tee "$d/one/nodes" > "$d/two/nodes" &&
+    printf "10.0.0.1 slots=1\n10.0.0.2 slots=1\n" > "$d/one/hostfile" &&
+    printf "10.0.0.1 slots=2\n10.0.0.2 slots=2\n" > "$d/two/hostfile" &&
+    printf "10.0.0.1 a /tmp 0-1\n10.0.0.2 b /tmp 2,3\n" > "$d/wide/nodes" &&
+    cp "$d/two/hostfile" "$d/wide/hostfile" &&
+    TNBC_CLUSTER_DIR=$d /usr/bin/python3 -c "
+from importlib.machinery import SourceFileLoader
+m = SourceFileLoader(\"run_apps\", \"bench/run-apps\").load_module()
+class A: pass
+def share(cluster, np):
+    a = A(); a.cluster, a.np = cluster, np
+    return m.ranks_share_cpus(a)
+# 2 x 1 on a CPU each; 2 x 2 on a CPU each; 2 x 2 on two CPUs each
+assert not share(\"one\", 2) and share(\"one\", 3), \"one\"
+assert share(\"two\", 4) and share(\"two\", 2) and not share(\"two\", 1), \"two\"
+assert not share(\"wide\", 4), \"wide\"
+assert m.cpu_count(\"0,2-5\") == 5
+"' "$out"
 # The share calibrated with tnbc itself, on a 2-node emulated cluster at
 # 200 Mbit/s (1 MiB blocks: 42 ms of link), where the analyzer turns the
 # calibration's Alltoall on: traced once, analyzed, and run tuned against
