@@ -3,10 +3,12 @@
 #include "altstack.h"
 #include "clock.h"
 #include "config.h"
+#include "cpu_relax.h"
 
 #include <assert.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <linux/futex.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -151,6 +153,40 @@ static void raw_sigmask(int how, const sigset_t *set, sigset_t *old)
  * blocks asynchronous signals already: no system calls needed then. */
 static __thread int in_handler;
 
+/* The guard's lock is held across an mprotect (3-35 us) by the program's
+ * threads (faults) and the progress thread (pages of landed pieces)
+ * alike. Where they share a CPU, a waiter that spins keeps a holder that
+ * was preempted after its system call off that CPU for the rest of a time
+ * slice; so a waiter spins briefly, then sleeps in the kernel until the
+ * holder wakes it (a futex: async-signal-safe, no allocation). States of
+ * g->lock: 0 free, 1 held, 2 held and someone may sleep on it (U.
+ * Drepper, "Futexes Are Tricky", mutex2). */
+#define GUARD_LOCK_SPINS 64
+
+static int lock_cas(atomic_int *l, int from, int to)
+{
+    return atomic_compare_exchange_strong_explicit(l, &from, to, memory_order_acquire, memory_order_relaxed);
+}
+
+static void lock_take(atomic_int *l)
+{
+    for (int i = 0; i < GUARD_LOCK_SPINS; i++) {
+        if (lock_cas(l, 0, 1))
+            return;
+        cpu_relax();
+    }
+    /* From here the lock is marked contended while this thread holds it,
+     * so that its release wakes whoever sleeps behind it. */
+    while (atomic_exchange_explicit(l, 2, memory_order_acquire) != 0)
+        syscall(SYS_futex, l, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+}
+
+static void lock_give(atomic_int *l)
+{
+    if (atomic_exchange_explicit(l, 0, memory_order_release) == 2)
+        syscall(SYS_futex, l, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 static sigset_t guard_lock(struct tnbc_guard *g)
 {
     sigset_t old;
@@ -158,14 +194,14 @@ static sigset_t guard_lock(struct tnbc_guard *g)
         raw_sigmask(SIG_BLOCK, &async_signals, &old);
     else
         sigemptyset(&old);      /* unused: guard_unlock leaves the mask alone */
-    while (atomic_flag_test_and_set_explicit(&g->lock, memory_order_acquire))
-        ;
+    lock_take(&g->lock);
     return old;
 }
 
 static void guard_unlock(struct tnbc_guard *g, const sigset_t *old)
 {
-    atomic_flag_clear_explicit(&g->lock, memory_order_release);
+    assert(atomic_load(&g->lock) != 0);
+    lock_give(&g->lock);
     if (!in_handler)
         raw_sigmask(SIG_SETMASK, old, NULL);
 }
@@ -1011,7 +1047,7 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     if (mark_alone(g) != 0)
         goto fail;
     mark_interleaved(g);
-    atomic_flag_clear(&g->lock);
+    atomic_store(&g->lock, 0);
     atomic_store(&g->obj.pins, 0);
     if (tnbc_range_insert(g->lo, g->hi, &g->obj) != 0)
         goto fail;               /* overlaps a live guard */

@@ -105,7 +105,9 @@ struct tnbc_guard {
     int *order;                        /* sub indices sorted by offset */
     atomic_uchar *open;                /* per sub: bytes may be exposed */
     unsigned char *cover;              /* per sub: enum tnbc_sub_cover */
-    atomic_flag lock;                  /* serialises mprotect on this guard */
+    atomic_int lock;                   /* serialises mprotect on this guard:
+                                          0 free, 1 held, 2 held and a
+                                          thread may sleep on it (guard.c) */
     atomic_int *page_rearms;           /* per protected page: single steps */
     /* Trace: per sub, 1 when it has a protected page no other sub-message
      * shares, so its first touch is seen there: a shared page need not be

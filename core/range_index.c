@@ -1,15 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "range_index.h"
+#include "cpu_relax.h"
 
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#define cpu_relax() __builtin_ia32_pause()
-#else
-#define cpu_relax() sched_yield()
-#endif
 
 struct entry {
     uintptr_t start, end;
