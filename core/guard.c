@@ -8,8 +8,8 @@
 #include <assert.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <linux/futex.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
