@@ -4,12 +4,12 @@
 #include "clock.h"
 #include "config.h"
 #include "cpu_relax.h"
+#include "futex.h"
 
 #include <assert.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -178,13 +179,13 @@ static void lock_take(atomic_int *l)
     /* From here the lock is marked contended while this thread holds it,
      * so that its release wakes whoever sleeps behind it. */
     while (atomic_exchange_explicit(l, 2, memory_order_acquire) != 0)
-        syscall(SYS_futex, l, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+        tnbc_futex_wait(l, 2);
 }
 
 static void lock_give(atomic_int *l)
 {
     if (atomic_exchange_explicit(l, 0, memory_order_release) == 2)
-        syscall(SYS_futex, l, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        tnbc_futex_wake(l, 1);
 }
 
 static sigset_t guard_lock(struct tnbc_guard *g)
@@ -1111,10 +1112,14 @@ static void release_in_guard(struct tnbc_range_obj *obj, void *arg)
         open_whole(g, tnbc_program_ticks());
 }
 
+static _Thread_local int release_exempt;   /* tnbc_guard_thread_exempt */
+
+void tnbc_guard_thread_exempt(void) { release_exempt = 1; }
+
 int tnbc_guard_release_range(const void *addr, size_t len, enum tnbc_release_reason why)
 {
     struct release_arg r;
-    if (!addr || len == 0 || atomic_load(&armed_guards) == 0)
+    if (!addr || len == 0 || atomic_load(&armed_guards) == 0 || release_exempt)
         return 0;
     tnbc_page_size();
     r.a = page_down((uintptr_t)addr);
@@ -1123,6 +1128,27 @@ int tnbc_guard_release_range(const void *addr, size_t len, enum tnbc_release_rea
     r.released = 0;
     tnbc_range_each(r.a, r.b, release_in_guard, &r);
     return r.released;
+}
+
+static void note_owner_lifts(struct tnbc_range_obj *obj, void *arg)
+{
+    if (((struct tnbc_guard *)obj)->flags & GUARD_OWNER_LIFTS)
+        *(int *)arg = 1;
+}
+
+void tnbc_guard_wait_lifted(const void *addr, size_t len)
+{
+    if (!addr || len == 0 || atomic_load(&armed_guards) == 0 || release_exempt)
+        return;
+    uintptr_t a = page_down((uintptr_t)addr), b = page_up((uintptr_t)addr + len);
+    for (;;) {
+        int live = 0;
+        tnbc_range_each(a, b, note_owner_lifts, &live);
+        if (!live)
+            return;
+        struct timespec ts = { 0, 20 * 1000 };   /* the lift follows the opening within microseconds */
+        nanosleep(&ts, NULL);
+    }
 }
 
 void tnbc_guard_release_layout(const struct tnbc_call_layout *l, enum tnbc_release_reason why)

@@ -70,6 +70,14 @@ enum tnbc_sub_cover {
  * releases them (`limit`) and opens the page, as TNBC_TRACE_REARM_MAX
  * steps would. TNBC_TRACE_EXACT overrides it. */
 #define GUARD_NO_STEP 4u
+/* The guard's owner lifts it by itself once its sub-messages are open
+ * (replay: the progress thread, when the call's data has landed or its
+ * sends are done), and the lift makes its pages read-write again. Before
+ * the program sets its own protection on those pages (mprotect, mmap
+ * MAP_FIXED, munmap), tnbc_guard_wait_lifted waits for that lift, which
+ * would otherwise undo it. Not for guards the program's own thread lifts
+ * later (the trace's). */
+#define GUARD_OWNER_LIFTS 8u
 
 /* closed_prot for pages left readable and writable but given the memory
  * protection key of tnbc_guard_use_pkey: every thread whose key rights
@@ -150,6 +158,17 @@ void tnbc_guard_disarm(struct tnbc_guard *g, enum tnbc_release_reason why);
  * shared with those bytes, with hook(RELEASE, why). Cheap when nothing is
  * guarded. Returns the number of sub-messages released. */
 int tnbc_guard_release_range(const void *addr, size_t len, enum tnbc_release_reason why);
+/* Waits until no GUARD_OWNER_LIFTS guard meets [addr, addr+len) (after a
+ * release of that range, which opened its sub-messages). Not in an exempt
+ * thread (below). */
+void tnbc_guard_wait_lifted(const void *addr, size_t len);
+/* The calling thread never hands guarded memory to the kernel or to MPI
+ * to be written (replay's progress thread: MPI receives into private
+ * shadows there and sends from private copies or from pages a send guard
+ * holds read-only, which the kernel may read): the release functions do
+ * nothing in it. Without this, the thread's own MPI writev of a send
+ * from those pages would wait for that very send (send_guard.h). */
+void tnbc_guard_thread_exempt(void);
 /* The same for both sides of a call's layout (a new call reusing memory). */
 void tnbc_guard_release_layout(const struct tnbc_call_layout *l, enum tnbc_release_reason why);
 /* Mark sub-message `sub` open and open the pages that became ready (replay:

@@ -190,8 +190,10 @@ void closefrom(int lo)
 int munmap(void *addr, size_t len)
 {
     REAL(munmap);
-    if (tnbc_guard_active())
+    if (tnbc_guard_active()) {
         tnbc_guard_release_range(addr, len, TNBC_REL_FREE);
+        tnbc_guard_wait_lifted(addr, len);   /* or the lift may open a later mapping there */
+    }
     int rc = real_munmap(addr, len);
     tnbc_guard_maps_changed(addr, len);
     return rc;
@@ -206,8 +208,10 @@ int munmap(void *addr, size_t len)
 int mprotect(void *addr, size_t len, int prot)
 {
     REAL(mprotect);
-    if (tnbc_guard_active())
+    if (tnbc_guard_active()) {
         tnbc_guard_release_range(addr, len, TNBC_REL_IO);
+        tnbc_guard_wait_lifted(addr, len);   /* or the lift would undo it */
+    }
     int rc = real_mprotect(addr, len, prot);
     tnbc_guard_maps_changed(addr, len);     /* writable or not */
     return rc;
@@ -216,8 +220,10 @@ int mprotect(void *addr, size_t len, int prot)
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     REAL(mmap);
-    if ((flags & MAP_FIXED) && tnbc_guard_active())
+    if ((flags & MAP_FIXED) && tnbc_guard_active()) {
         tnbc_guard_release_range(addr, len, TNBC_REL_FREE);
+        tnbc_guard_wait_lifted(addr, len);
+    }
     void *p = real_mmap(addr, len, prot, flags, fd, off);
     /* A failed MAP_FIXED may have unmapped what was at addr. */
     tnbc_guard_maps_changed(p != MAP_FAILED ? p : addr, len);

@@ -2,7 +2,7 @@
 # libreplay/: libtnbc-replay.so (LD_PRELOAD), profile-driven early return.
 
 REPLAY_LIB  := $(BUILD)/lib/libtnbc-replay.so
-REPLAY_OBJS := $(call objs,,libreplay/replay.c libreplay/nbop.c libreplay/pool.c libreplay/plan_source.c libreplay/plan_chunked.c libreplay/plan_chain.c libreplay/tokens.c libreplay/progress.c libreplay/land.c libreplay/pieces.c libreplay/phases.c libreplay/comms.c libreplay/inplace.c libreplay/activity.c libreplay/identity.c libreplay/land_typed.c libreplay/autotune.c)
+REPLAY_OBJS := $(call objs,,libreplay/replay.c libreplay/nbop.c libreplay/pool.c libreplay/plan_source.c libreplay/plan_chunked.c libreplay/plan_chain.c libreplay/send_guard.c libreplay/tokens.c libreplay/progress.c libreplay/land.c libreplay/pieces.c libreplay/phases.c libreplay/comms.c libreplay/inplace.c libreplay/activity.c libreplay/identity.c libreplay/land_typed.c libreplay/autotune.c)
 
 $(REPLAY_OBJS): CFLAGS += -Iprofiles -Ianalyzer -Ilibreplay -fvisibility=hidden $(if $(SAN),-DTNBC_TEST_HOOKS)
 

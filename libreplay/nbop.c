@@ -8,20 +8,20 @@
 #include "activity.h"
 #include "clock.h"
 #include "config.h"
+#include "futex.h"
 #include "land.h"
 #include "land_typed.h"
 #include "pool.h"
 #include "progress.h"
+#include "send_guard.h"
 #include "typemap.h"
 
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <sys/mman.h>
-#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -259,6 +259,8 @@ void nbop_free(struct nbop *op)
         return;
     unsigned st = atomic_load(&op->state);
     assert(st == NBOP_PLANNED || st == NBOP_DONE);
+    if (st == NBOP_PLANNED)
+        send_guard_abandon(op);
     if (st == NBOP_PLANNED && op->guard.armed) {
         /* Never submitted: nothing will land; the blocking call that
          * follows writes the buffer. Waiters must not wait for data. */
@@ -290,13 +292,13 @@ void nbop_free(struct nbop *op)
 void nbop_sub_complete(struct nbop *op, int sub)
 {
     atomic_store(&op->sub_done[sub], 1);
-    syscall(SYS_futex, &op->sub_done[sub], FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    tnbc_futex_wake(&op->sub_done[sub], INT_MAX);
 }
 
 void nbop_wait_sub(struct nbop *op, int sub)
 {
     while (!atomic_load(&op->sub_done[sub]))
-        syscall(SYS_futex, &op->sub_done[sub], FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+        tnbc_futex_wait(&op->sub_done[sub], 0);
 }
 
 void nbop_set_state(struct nbop *op, enum nbop_state from, enum nbop_state to)
@@ -305,18 +307,23 @@ void nbop_set_state(struct nbop *op, enum nbop_state from, enum nbop_state to)
     assert(was == (unsigned)from && to == from + 1);
     (void)was;
     (void)from;
-    syscall(SYS_futex, &op->state, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    tnbc_futex_wake(&op->state, INT_MAX);
 }
 
 void nbop_wait_retired(struct nbop *op)
 {
     unsigned st;
     while ((st = atomic_load(&op->state)) < NBOP_RETIRED)
-        syscall(SYS_futex, &op->state, FUTEX_WAIT_PRIVATE, st, NULL, NULL, 0);
+        tnbc_futex_wait(&op->state, st);
 }
 
-static void retire(struct nbop *op)
+/* Once both counts reach 0 (each reaches it once, so this retires once):
+ * the send guard was lifted by the last in-place send (send_guard_sent). */
+static void retire_if_idle(struct nbop *op)
 {
+    if (op->subs_left > 0 || op->sends_in_place > 0)
+        return;
+    assert(!op->send_guard.armed);
     tnbc_guard_disarm(&op->guard, TNBC_REL_DONE);   /* no-op when never armed */
     nbop_set_state(op, NBOP_IN_FLIGHT, NBOP_RETIRED);
 }
@@ -327,15 +334,14 @@ void nbop_pickup(struct nbop *op)
     op->subs_left = 0;
     for (int i = 0; i < nsub; i++)
         op->subs_left += !atomic_load(&op->sub_done[i]);
-    if (op->subs_left == 0)
-        retire(op);
+    retire_if_idle(op);
 }
 
 static void sub_landed(struct nbop *op)
 {
     assert(op->subs_left > 0);
-    if (--op->subs_left == 0)
-        retire(op);
+    op->subs_left--;
+    retire_if_idle(op);
 }
 
 /* A sub-message's bytes into the user's buffer: all of its footprint, or
@@ -376,7 +382,7 @@ void plan_deliver(struct nbop *op, int sub, const char *src, int edge, int in_ca
     /* Last: an edge part may lie in a guarded page (one it shares with the
      * own block, plan_source.c), which must be open when the call returns. */
     if (edge && atomic_fetch_sub(&op->edges_left, 1) == 1)
-        syscall(SYS_futex, &op->edges_left, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+        tnbc_futex_wake(&op->edges_left, INT_MAX);
 }
 
 #ifdef TNBC_TEST_HOOKS
@@ -400,6 +406,10 @@ static void test_land_delay(void) {}
 void nbop_step_landed(struct nbop *op, int i)
 {
     const struct step *s = &op->steps[i];
+    if (send_guard_sent(op, s)) {
+        retire_if_idle(op);
+        return;
+    }
     if (s->sub < 0 || !op->shadow)
         return;
     if (s->chain && --op->chain_left[s->sub] > 0)
@@ -439,7 +449,7 @@ static void collect_live(struct tnbc_range_obj *obj, void *arg)
         l->more = 1;
 }
 
-static void retire_overlapping(const struct tnbc_layout *lay)
+void nbop_retire_overlapping(const struct tnbc_layout *lay)
 {
     if (!lay->base || !lay->span || !tnbc_guard_active())
         return;
@@ -469,11 +479,11 @@ int nbop_arm(struct nbop *op, tnbc_guard_hook hook)
 {
     op->guard.layout = nbop_guard_layout(op);
     op->guard.closed_prot = land_closed_prot();
-    op->guard.flags = GUARD_WAIT_NEIGHBOURS;
+    op->guard.flags = GUARD_WAIT_NEIGHBOURS | GUARD_OWNER_LIFTS;
     op->guard.hook = hook;
     op->guard.landed = landed_at_arm;
     op->guard.user = op;
-    retire_overlapping(op->guard.layout);
+    nbop_retire_overlapping(op->guard.layout);
     return op->guard.layout->nsub && tnbc_guard_arm(&op->guard) > 0;
 }
 

@@ -11,16 +11,17 @@
  *     NBOP_IN_FLIGHT   progress thread posts steps, lands sub-messages and
  *          |           opens them; the fault handler and release wrappers
  *          |           only wait for sub_done[] and open sub-messages
- *          v  the last guard sub-message has landed: the progress thread
- *          |  disarms the guard (its range leaves the index)
- *     NBOP_RETIRED     no page of the call is guarded any more; sends or
- *          |           chunk collectives may still be in flight
+ *          v  the last guard sub-message has landed and the last send
+ *          |  from the caller's own pages is done: the progress thread
+ *          |  disarms both guards (their ranges leave the index)
+ *     NBOP_RETIRED     no page of the call is guarded any more; sends from
+ *          |           the copy or chunk collectives may still be in flight
  *          v  every step done
  *     NBOP_DONE        on the done list; the application thread reaps it
  *                      (accounts and nbop_free)
  *
- * Invariants: the guard is armed only in PLANNED (after arm) and IN_FLIGHT;
- * after submission only the progress thread disarms it; only the
+ * Invariants: the guards are armed only in PLANNED (after arm) and
+ * IN_FLIGHT; after submission only the progress thread disarms them; only the
  * application thread frees an op, and only a PLANNED or DONE one. A new
  * call whose pages meet a live guard waits for that op to reach RETIRED
  * (nbop_wait_retired) before arming its own guard, so a finished call's
@@ -30,7 +31,8 @@
  * (one per sub-message, landing in a private shadow of the receive buffer;
  * a derived receive type's sub-messages land only their type map's bytes),
  * send steps (from a private copy of the send buffer, so the caller may
- * write it at once), or, for the single-block operations, one non-blocking
+ * write it at once, or from the caller's own pages held read-only until
+ * they are sent: send_guard.h), or, for the single-block operations, one non-blocking
  * collective per chunk. Every step carries the priority the profile gave
  * its sub-message; the progress thread starts them in that order. */
 #ifndef TNBC_NBOP_H
@@ -89,6 +91,8 @@ struct step {
                              receive counts toward its chunk (sub) */
     int after;            /* a relayed send: 1 + the index of the receive
                              it forwards (posted once that is done); 0 */
+    int in_place;         /* a send from the caller's write-protected pages
+                             (buf == src; send_guard.h), not from the copy */
     int posted, done;
 };
 
@@ -101,6 +105,15 @@ struct nbop {
     struct tnbc_call_layout layout;
     struct tnbc_layout pieces;     /* per-source: the receive side cut in pieces */
     struct tnbc_guard guard;       /* receive side, over nbop_guard_layout() */
+    /* Send side (send_guard.h): the caller's send pages held read-only
+     * while steps send from them instead of from a copy. */
+    struct tnbc_guard send_guard;
+    int sends_in_place;            /* progress thread: such steps not done */
+    atomic_uint sends_pending;     /* futex word: 1 until the last of them is */
+    atomic_llong send_wait_ns;     /* the program's waits for them (a write,
+                                      a reuse, a release) */
+    int64_t send_in_place_bytes;   /* what they send: not copied */
+    int may_send_in_place;         /* set by the caller before the copy */
     MPI_Comm comm;                 /* private duplicate */
     int tag;
     char *shadow, *sendcopy;       /* private receive / send memory */
@@ -172,10 +185,14 @@ struct nbop *nbop_create(const struct tnbc_args *a, const struct tnbc_profile_si
  * place at another line). Returns 0, or -1. */
 int nbop_plan_sends(struct nbop *op, const struct edge_req *got);
 /* Copies the send parts from the caller's buffer into the private copy,
- * highest priority first. Called before the call is submitted to the
- * progress thread (the submission's lock publishes the bytes); the design
- * overlaps the copy with the first blocks, replay.c says why it does not. */
-void nbop_copy_sends(struct nbop *op);
+ * highest priority first; where op->may_send_in_place, those that lie in
+ * the send buffer's whole pages are sent from there instead, the pages
+ * held read-only until they are sent (send_guard.h). Called before the
+ * call is submitted to the progress thread (the submission's lock
+ * publishes the bytes); the design overlaps the copy with the first
+ * blocks, replay.c says why it does not. Returns the number of parts sent
+ * in place. */
+int nbop_copy_sends(struct nbop *op);
 /* The tag a point-to-point step travels with. */
 int nbop_step_tag(const struct nbop *op, const struct step *s);
 /* Copies this rank's own block (per-source operations) from its send
@@ -186,8 +203,8 @@ void nbop_land_self(struct nbop *op);
 void nbop_wait_edges(struct nbop *op);
 /* Called by the progress thread when step i has completed: lands the
  * guard sub-message it received (if any) from the shadow, counts an edge
- * part, completes and opens the sub-message, and retires the op (disarms
- * its guard) after the last one. */
+ * part, completes and opens the sub-message, or counts a send from the
+ * caller's pages; retires the op (disarms its guards) after the last. */
 void nbop_step_landed(struct nbop *op, int i);
 /* Frees a PLANNED op (after disarming its guard) or a DONE one. */
 void nbop_free(struct nbop *op);
@@ -195,9 +212,13 @@ void nbop_free(struct nbop *op);
 void nbop_set_state(struct nbop *op, enum nbop_state from, enum nbop_state to);
 /* Blocks until op has reached NBOP_RETIRED (or later). */
 void nbop_wait_retired(struct nbop *op);
+/* Waits until every earlier op whose guard (receive or send side) meets
+ * the pages of `lay` has retired, so a new guard can be armed on them. */
+void nbop_retire_overlapping(const struct tnbc_layout *lay);
 /* Progress thread: counts the guard sub-messages still to land, and
- * retires the op (disarms its guard) when none is left. Called once at
- * pickup; nbop_step_landed counts them down. */
+ * retires the op (disarms its guards) when none is left and no send reads
+ * the caller's pages. Called once at pickup; nbop_step_landed counts them
+ * down. */
 void nbop_pickup(struct nbop *op);
 /* Marks guard sub-message `sub` complete and wakes waiters. */
 void nbop_sub_complete(struct nbop *op, int sub);

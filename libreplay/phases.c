@@ -15,6 +15,7 @@
 
 static _Thread_local uint64_t current[PHASE_COUNT];
 static struct phase_sums rank_sums;
+static int64_t rank_in_place;      /* early returns that sent from the caller's pages */
 
 static const char *const phase_names[PHASE_COUNT] = {
     [PHASE_CANDIDATE] = "candidate", [PHASE_AGREE] = "agree", [PHASE_PLAN] = "plan",
@@ -50,6 +51,8 @@ void phase_call_done(struct phase_sums *site)
     add(&rank_sums);
 }
 
+void phase_sent_in_place(void) { rank_in_place++; }
+
 void phase_report(int rank)
 {
     if (!tnbc_env_bool("TNBC_REPLAY_PHASES", 0))
@@ -63,7 +66,8 @@ void phase_report(int rank)
         total += us;
         n += snprintf(line + n, sizeof line - (size_t)n, " %s %.1f", phase_names[k], us);
     }
-    fprintf(stderr, "%s total %.1f landing %s\n", line, total, land_method());
+    fprintf(stderr, "%s total %.1f sent_in_place %lld landing %s\n", line, total,
+            (long long)rank_in_place, land_method());
 }
 
 static const char insert_sql[] =

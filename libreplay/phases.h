@@ -20,7 +20,8 @@ enum phase {
     PHASE_PLAN,       /* send pieces cut to the receivers' edge requests */
     PHASE_LAND_SELF,  /* this rank's own block copied in, before the guard */
     PHASE_ARM,        /* receive pages guarded */
-    PHASE_COPY,       /* send buffer copied */
+    PHASE_COPY,       /* send buffer copied, or its pages made read-only
+                         (send_guard.h) and only its edges copied */
     PHASE_SUBMIT,     /* handed to the progress thread */
     PHASE_EDGES,      /* waited for edge and unguarded sub-messages */
     PHASE_COUNT
@@ -41,6 +42,9 @@ void phase_end(uint64_t *clock, enum phase k);
 /* The current call returned early: its steps are added to *site (NULL:
  * a call site dladdr could not name) and to the rank's sums. */
 void phase_call_done(struct phase_sums *site);
+/* The current call sends from the program's own pages (send_guard.h):
+ * counted for the rank's line (sent_in_place). */
+void phase_sent_in_place(void);
 /* One line on stderr with this rank's mean per step, when asked for. */
 void phase_report(int rank);
 

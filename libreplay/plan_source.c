@@ -17,14 +17,14 @@
  * map's bytes in order, into op->packcopy), in pieces like a dense one. */
 #include "plan.h"
 #include "config.h"
+#include "futex.h"
 #include "pool.h"
+#include "send_guard.h"
 
 #include <assert.h>
 #include <limits.h>
 #include <stdatomic.h>
-#include <linux/futex.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "testalloc.h"
@@ -112,19 +112,21 @@ static void pack_sends(struct nbop *op)
     }
 }
 
-void nbop_copy_sends(struct nbop *op)
+int nbop_copy_sends(struct nbop *op)
 {
     if (op->send_at)
         pack_sends(op);
     if (op->send_whole) {      /* the parts' copies would repeat some of it */
         memcpy(op->sendcopy, op->layout.send.base, op->layout.send.span);
-        return;
+        return 0;
     }
+    int in_place = send_guard_arm(op);     /* the steps it points at the caller's pages */
     for (int i = 0; i < op->nsteps; i++) {
         struct step *s = &op->steps[i];
-        if (s->kind == STEP_SEND && s->src)   /* chunked ops copied theirs whole */
+        if (s->kind == STEP_SEND && s->src && !s->in_place)   /* chunked ops copied theirs whole */
             memcpy(s->buf, s->src, (size_t)s->count);
     }
+    return in_place;
 }
 
 static int reserve_sends(struct nbop *op);
@@ -447,5 +449,5 @@ void nbop_wait_edges(struct nbop *op)
 {
     unsigned n;
     while ((n = atomic_load(&op->edges_left)) != 0)
-        syscall(SYS_futex, &op->edges_left, FUTEX_WAIT_PRIVATE, n, NULL, NULL, 0);
+        tnbc_futex_wait(&op->edges_left, n);
 }

@@ -55,6 +55,7 @@
 #include "profile.h"
 #include "progress.h"
 #include "runinfo.h"
+#include "send_guard.h"
 #include "tracedb.h"
 
 #include <assert.h>
@@ -109,6 +110,10 @@ static const char *const fallback_names[FB_COUNT] = {
     [FB_RANKS_DIFFER] = "ranks-differ", [FB_CHECK] = "checking", [FB_STOPPED] = "stopped",
 };
 
+/* A site's credit of copies saved is capped, so that a long run of calls
+ * that never waited does not hide a later pattern of waits for long. */
+#define SEND_BALANCE_MAX_NS 2000000
+
 struct site_stats {
     const struct tnbc_site *site;
     enum tnbc_op op;
@@ -118,6 +123,10 @@ struct site_stats {
     uint64_t land_ticks;          /* the progress thread's landings (reaped ops) */
     int64_t land_bytes;
     int warned;
+    int copy_sends;               /* the program's waits for sends from its
+                                     pages outweighed the copies they saved:
+                                     copy them (send_guard.h) */
+    int64_t send_balance_ns;      /* copies saved minus those waits */
     struct auto_site *au;         /* TNBC_AUTO: what the site learned */
 };
 
@@ -315,6 +324,7 @@ int tnbc_mode_init(int provided)
     R.trial = tnbc_env_bool("TNBC_REPLAY_TRIAL", 0);
     long piece = piece_bytes();
     nbop_configure(piece, tnbc_env_bool("TNBC_NODE_SCHEDULE", 1));
+    send_guard_configure();
     R.window = send_window(piece);
     R.sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
     R.progress_batch = tnbc_env_bool("TNBC_PROGRESS_BATCH", 1);
@@ -371,6 +381,12 @@ static void record(struct nbop *op)
     st->wait_ns += wait;
     st->land_ticks += op->land_ticks;
     st->land_bytes += op->land_bytes;
+    if (op->send_in_place_bytes) {
+        st->send_balance_ns += send_guard_balance(op);
+        if (st->send_balance_ns > SEND_BALANCE_MAX_NS)
+            st->send_balance_ns = SEND_BALANCE_MAX_NS;
+        st->copy_sends = st->send_balance_ns < 0;
+    }
     if (!R.db || !op->record)
         return;
     struct tnbc_call_row row = {
@@ -649,7 +665,9 @@ static int run_early(struct nbop *op, struct site_stats *st, const struct tnbc_s
      * thread drives the network made the copying thread wait for its core
      * (measured on the emulated cluster, docs/replay.md); starting after
      * them delays the first message by one copy (~0.1 ms/MiB). */
-    nbop_copy_sends(op);
+    op->may_send_in_place = !(st && st->copy_sends);
+    if (nbop_copy_sends(op) > 0)
+        phase_sent_in_place();
     phase_end(&clock, PHASE_COPY);
     nbop_set_state(op, NBOP_PLANNED, NBOP_IN_FLIGHT);
     progress_submit(op);

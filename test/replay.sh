@@ -216,6 +216,11 @@ check_phases() {
         grep -qw ospke /proc/cpuinfo && method=pkey
         echo "$line" | grep -q " landing $method\$" ||
             { echo "rank $r: landing method is not $method"; return 1; }
+        # 1 MiB blocks span whole pages: the sends leave from the program's
+        # own pages, held read-only (send_guard.h), at least in the first
+        # call (a site turns to copying only after its program waited).
+        [[ $(echo "$line" | sed -E 's/.* sent_in_place ([0-9]+) .*/\1/') -ge 1 ]] ||
+            { echo "rank $r: no call sent from the program's pages"; return 1; }
         # The summary's early_cost row: the same early returns and steps
         # (the line's means, printed to 0.1 us), and the remote block of
         # every call landed by the progress thread: 1 MiB per early return.
@@ -241,6 +246,13 @@ check_phases() {
             "$P/trace/access_order" alltoall 1048576 forward 4 2>&1) || { echo "$out"; return 1; }
     [[ $(echo "$out" | grep -c "^tnbc: rank [01]: [1-9][0-9]* early returns.* landing procmem$") == 2 ]] ||
         { echo "TNBC_LAND=procmem:"; echo "$out"; return 1; }
+    # TNBC_SEND_COPY=1: every send from a private copy; the same results.
+    TNBC_SEND_COPY=1 TNBC_REPLAY_PHASES=1 $TNBC run -p "$W/ph.on.profile" -- \
+        timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" "$P/trace/access_order" alltoall 1048576 forward 4 \
+        > "$W/ph.copy" 2> "$W/ph.copy.err" || { cat "$W/ph.copy.err"; return 1; }
+    cmp -s "$W/ph.plain" "$W/ph.copy" || { echo "TNBC_SEND_COPY=1: results differ"; return 1; }
+    [[ $(grep -c "^tnbc: rank [01]: [1-9][0-9]* early returns.* sent_in_place 0 " "$W/ph.copy.err") == 2 ]] ||
+        { echo "TNBC_SEND_COPY=1 still sent in place:"; cat "$W/ph.copy.err"; return 1; }
 }
 
 # TNBC_REPLAY_TRIAL=1: every other call of a site that is on runs blocking

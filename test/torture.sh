@@ -40,7 +40,8 @@
 # (dup2/closefrom over the descriptor replay lands through), signal_thread.c
 # (a process-directed signal left to the program's own signal thread),
 # chain_pending.c (one call's pending receive buffer is the next call's
-# send buffer).
+# send buffer), send_reuse.c (the send buffer written, read into, freed,
+# discarded and received into while sends may still read its pages).
 set -u
 cd "$(dirname "$0")/.."
 : "${BUILD:=build}"
@@ -149,6 +150,7 @@ declare -A expect=(
     [fd_reuse]=early
     [signal_thread]=early
     [chain_pending]=early
+    [send_reuse]=early
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -183,6 +185,7 @@ declare -A what=(
     [fd_reuse]="dup2 and closefrom over the landing's descriptor while data is on its way"
     [signal_thread]="SIGUSR1 to the process, blocked in the main thread after its first call, handled by the program's signal thread reading the last buffer"
     [chain_pending]="a pending receive buffer sent on at once by the next Alltoall"
+    [send_reuse]="the send buffer written, read(2) into, freed, discarded, received into, by two threads, right after the call"
 )
 # Cases whose tuned and forced runs are skipped (t_skip with the reason):
 # only plain and traced runs are compared.
@@ -192,7 +195,7 @@ order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map 
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault threads_comms
        hybrid_team thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
        p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct fiber_stack fd_reuse
-       signal_thread chain_pending)
+       signal_thread chain_pending send_reuse)
 # Ranks per case: 2, but where the case needs sources beyond the own one
 # and a second remote one (one landing while another is still in flight).
 declare -A np_of=([interleaved_types]=4)
