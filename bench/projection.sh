@@ -85,24 +85,33 @@ latency() { # NP MPIARGS
         { echo "projection: no latency from bench/pingpong: $out" >&2; return 1; }
 }
 
+# Python with bench/run-apps loaded as `m`: its rule for when a node's
+# ranks share a CPU (ranks_share_cpus) and its reading of the cluster's
+# record (node_cpus), one implementation for both drivers.
+run_apps() {
+    /usr/bin/python3 -c "from importlib.machinery import SourceFileLoader
+m = SourceFileLoader('run_apps', 'bench/run-apps').load_module()
+$1"
+}
+
 # 2. Per target: measure its latency, project, then plain and tuned
-#    interleaved there. Where two ranks share a node's CPU, Open MPI's
+#    interleaved there. Where a node's ranks share its CPUs, Open MPI's
 #    mpi_yield_when_idle is what a user would set: every mode gets it,
-#    plain included.
+#    plain included (bench/run-apps decides so for its modes too).
 for target in "2 1 200mbit 200Mbit" "2 1 500mbit 500Mbit" "2 2 1gbit 1Gbit"; do
     read -r nodes slots rate link <<< "$target"
     np=$((nodes * slots)) tag=${nodes}x${slots}-$rate
-    mpiargs=
-    [ "$slots" -gt 1 ] && mpiargs="--mca mpi_yield_when_idle 1"
     cluster "$nodes" "$slots" "$rate"
+    mpiargs=
+    crowded=$(run_apps "a = type('A', (), {})(); a.cluster, a.np = '$NAME', $np
+print(int(m.ranks_share_cpus(a)))") || exit 1
+    [ "$crowded" = 1 ] && mpiargs="--mca mpi_yield_when_idle 1"
     lat=$(latency "$np" "$mpiargs") || exit 1
     # The emulated cluster splits the machine's CPUs between its nodes
     # (scripts/cluster/tnbc-cluster, node_cpus): a node's ranks may share
     # fewer cores than there are of them. The fewest any node got, from
-    # the cluster's own record (a taskset list per node: "K" or "LO-HI").
-    cores=$(awk '{ n = split($4, r, "-"); c = n == 2 ? r[2] - r[1] + 1 : 1
-                   if (min == "" || c < min) min = c } END { print min }' \
-            "${TNBC_CLUSTER_DIR:-/run/tnbc-cluster}/$NAME/nodes") || exit 1
+    # the cluster's own record.
+    cores=$(run_apps "print(min(m.node_cpus('$NAME')[0]))") || exit 1
     spec="link=$link,latency=${lat}us,ppn=$slots,nodes=$nodes,cores=$cores"
     apps=$(apps_for $np)
     mkdir -p "$OUT/$tag" || exit 1
