@@ -1002,6 +1002,14 @@ static int protect_closed(struct tnbc_guard *g)
     return at < g->hi ? raw_mprotect(at, g->hi - at, g->closed_prot) : 0;
 }
 
+int tnbc_layout_whole_pages(const struct tnbc_layout *l, uintptr_t *lo, uintptr_t *hi)
+{
+    tnbc_page_size();
+    *lo = page_up((uintptr_t)l->base);
+    *hi = page_down((uintptr_t)l->base + l->span);
+    return *lo < *hi;
+}
+
 long tnbc_guard_arm(struct tnbc_guard *g)
 {
     const struct tnbc_layout *l = g->layout;
@@ -1009,8 +1017,7 @@ long tnbc_guard_arm(struct tnbc_guard *g)
 
     tnbc_page_size();
     g->armed = 0;
-    g->lo = page_up((uintptr_t)l->base);
-    g->hi = page_down((uintptr_t)l->base + l->span);
+    int whole = tnbc_layout_whole_pages(l, &g->lo, &g->hi);
     g->order = NULL;
     g->open = NULL;
     g->cover = NULL;
@@ -1019,7 +1026,7 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     g->refused = NULL;
     atomic_store(&g->faults, 0);
     atomic_store(&g->steps, 0);
-    if (!l->base || g->lo >= g->hi || n <= 0)
+    if (!l->base || !whole || n <= 0)
         return 0;
     const char *why = tnbc_page_holes_reason;
     if (l->page_holes || !tnbc_guard_memory_ok(g->lo, g->hi, &why)) {
@@ -1136,8 +1143,9 @@ static void note_owner_lifts(struct tnbc_range_obj *obj, void *arg)
         *(int *)arg = 1;
 }
 
-void tnbc_guard_wait_lifted(const void *addr, size_t len)
+void tnbc_guard_release_range_lifted(const void *addr, size_t len, enum tnbc_release_reason why)
 {
+    tnbc_guard_release_range(addr, len, why);
     if (!addr || len == 0 || atomic_load(&armed_guards) == 0 || release_exempt)
         return;
     uintptr_t a = page_down((uintptr_t)addr), b = page_up((uintptr_t)addr + len);

@@ -74,7 +74,7 @@ enum tnbc_sub_cover {
  * (replay: the progress thread, when the call's data has landed or its
  * sends are done), and the lift makes its pages read-write again. Before
  * the program sets its own protection on those pages (mprotect, mmap
- * MAP_FIXED, munmap), tnbc_guard_wait_lifted waits for that lift, which
+ * MAP_FIXED, munmap), tnbc_guard_release_range_lifted waits for that lift, which
  * would otherwise undo it. Not for guards the program's own thread lifts
  * later (the trace's). */
 #define GUARD_OWNER_LIFTS 8u
@@ -146,6 +146,12 @@ void tnbc_async_signals(sigset_t *set);
  * MPI's). Idempotent. Returns 0 or -1 with a warning printed. */
 int tnbc_guard_init(void);
 size_t tnbc_page_size(void);
+/* The page boundary at or below / at or above a. */
+static inline uintptr_t tnbc_page_down(uintptr_t a) { return a & ~(uintptr_t)(tnbc_page_size() - 1); }
+static inline uintptr_t tnbc_page_up(uintptr_t a) { return tnbc_page_down(a + tnbc_page_size() - 1); }
+/* The whole pages inside l's footprint, [*lo, *hi) (the pages a guard
+ * over l protects); 1 when there is at least one. */
+int tnbc_layout_whole_pages(const struct tnbc_layout *l, uintptr_t *lo, uintptr_t *hi);
 
 /* Protect the guard's pages. g->layout, closed_prot, flags, hook, landed,
  * user must be set. Returns the number of protected bytes (0: nothing could be
@@ -158,10 +164,10 @@ void tnbc_guard_disarm(struct tnbc_guard *g, enum tnbc_release_reason why);
  * shared with those bytes, with hook(RELEASE, why). Cheap when nothing is
  * guarded. Returns the number of sub-messages released. */
 int tnbc_guard_release_range(const void *addr, size_t len, enum tnbc_release_reason why);
-/* Waits until no GUARD_OWNER_LIFTS guard meets [addr, addr+len) (after a
- * release of that range, which opened its sub-messages). Not in an exempt
- * thread (below). */
-void tnbc_guard_wait_lifted(const void *addr, size_t len);
+/* tnbc_guard_release_range, then waits until no GUARD_OWNER_LIFTS guard
+ * meets [addr, addr+len) any more: before the program sets its own
+ * protection or mapping there. Not in an exempt thread (below). */
+void tnbc_guard_release_range_lifted(const void *addr, size_t len, enum tnbc_release_reason why);
 /* The calling thread never hands guarded memory to the kernel or to MPI
  * to be written (replay's progress thread: MPI receives into private
  * shadows there and sends from private copies or from pages a send guard

@@ -20,9 +20,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static uintptr_t page_down(uintptr_t a) { return a & ~(uintptr_t)(tnbc_page_size() - 1); }
-static uintptr_t page_up(uintptr_t a) { return page_down(a + tnbc_page_size() - 1); }
-
 static const char not_private_writable[] =
     "buffer not in private writable memory (a stack or a shared mapping)";
 /* The guard gives back read and write only: an executable buffer (a JIT's
@@ -82,7 +79,7 @@ static struct {
 
 void tnbc_guard_maps_changed(const void *addr, size_t len)
 {
-    uintptr_t lo = page_down((uintptr_t)addr), hi = page_up((uintptr_t)addr + len);
+    uintptr_t lo = tnbc_page_down((uintptr_t)addr), hi = tnbc_page_up((uintptr_t)addr + len);
     if (pthread_mutex_trylock(&maps.lock) != 0) {
         atomic_fetch_add(&maps.gen, 1);
         return;
@@ -448,5 +445,5 @@ int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why)
 int tnbc_page_unmapped(uintptr_t p)
 {
     unsigned char in_core;
-    return syscall(SYS_mincore, (void *)page_down(p), 1, &in_core) != 0 && errno == ENOMEM;
+    return syscall(SYS_mincore, (void *)tnbc_page_down(p), 1, &in_core) != 0 && errno == ENOMEM;
 }

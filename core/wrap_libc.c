@@ -190,10 +190,8 @@ void closefrom(int lo)
 int munmap(void *addr, size_t len)
 {
     REAL(munmap);
-    if (tnbc_guard_active()) {
-        tnbc_guard_release_range(addr, len, TNBC_REL_FREE);
-        tnbc_guard_wait_lifted(addr, len);   /* or the lift may open a later mapping there */
-    }
+    if (tnbc_guard_active())   /* or the lift may open a later mapping there */
+        tnbc_guard_release_range_lifted(addr, len, TNBC_REL_FREE);
     int rc = real_munmap(addr, len);
     tnbc_guard_maps_changed(addr, len);
     return rc;
@@ -208,10 +206,8 @@ int munmap(void *addr, size_t len)
 int mprotect(void *addr, size_t len, int prot)
 {
     REAL(mprotect);
-    if (tnbc_guard_active()) {
-        tnbc_guard_release_range(addr, len, TNBC_REL_IO);
-        tnbc_guard_wait_lifted(addr, len);   /* or the lift would undo it */
-    }
+    if (tnbc_guard_active())   /* or the lift would undo it */
+        tnbc_guard_release_range_lifted(addr, len, TNBC_REL_IO);
     int rc = real_mprotect(addr, len, prot);
     tnbc_guard_maps_changed(addr, len);     /* writable or not */
     return rc;
@@ -220,10 +216,8 @@ int mprotect(void *addr, size_t len, int prot)
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     REAL(mmap);
-    if ((flags & MAP_FIXED) && tnbc_guard_active()) {
-        tnbc_guard_release_range(addr, len, TNBC_REL_FREE);
-        tnbc_guard_wait_lifted(addr, len);
-    }
+    if ((flags & MAP_FIXED) && tnbc_guard_active())
+        tnbc_guard_release_range_lifted(addr, len, TNBC_REL_FREE);
     void *p = real_mmap(addr, len, prot, flags, fd, off);
     /* A failed MAP_FIXED may have unmapped what was at addr. */
     tnbc_guard_maps_changed(p != MAP_FAILED ? p : addr, len);

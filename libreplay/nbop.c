@@ -453,9 +453,8 @@ void nbop_retire_overlapping(const struct tnbc_layout *lay)
 {
     if (!lay->base || !lay->span || !tnbc_guard_active())
         return;
-    uintptr_t ps = tnbc_page_size();
-    uintptr_t a = (uintptr_t)lay->base & ~(ps - 1);
-    uintptr_t b = ((uintptr_t)lay->base + lay->span + ps - 1) & ~(ps - 1);
+    uintptr_t a = tnbc_page_down((uintptr_t)lay->base);
+    uintptr_t b = tnbc_page_up((uintptr_t)lay->base + lay->span);
     struct retire_list l;
     do {
         l.n = l.more = 0;

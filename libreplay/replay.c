@@ -110,10 +110,6 @@ static const char *const fallback_names[FB_COUNT] = {
     [FB_RANKS_DIFFER] = "ranks-differ", [FB_CHECK] = "checking", [FB_STOPPED] = "stopped",
 };
 
-/* A site's credit of copies saved is capped, so that a long run of calls
- * that never waited does not hide a later pattern of waits for long. */
-#define SEND_BALANCE_MAX_NS 2000000
-
 struct site_stats {
     const struct tnbc_site *site;
     enum tnbc_op op;
@@ -123,10 +119,9 @@ struct site_stats {
     uint64_t land_ticks;          /* the progress thread's landings (reaped ops) */
     int64_t land_bytes;
     int warned;
-    int copy_sends;               /* the program's waits for sends from its
-                                     pages outweighed the copies they saved:
-                                     copy them (send_guard.h) */
-    int64_t send_balance_ns;      /* copies saved minus those waits */
+    int64_t send_balance_ns;      /* copies saved minus the program's waits for
+                                     sends from its pages; below 0 the site
+                                     copies them (send_guard.h) */
     struct auto_site *au;         /* TNBC_AUTO: what the site learned */
 };
 
@@ -381,12 +376,7 @@ static void record(struct nbop *op)
     st->wait_ns += wait;
     st->land_ticks += op->land_ticks;
     st->land_bytes += op->land_bytes;
-    if (op->send_in_place_bytes) {
-        st->send_balance_ns += send_guard_balance(op);
-        if (st->send_balance_ns > SEND_BALANCE_MAX_NS)
-            st->send_balance_ns = SEND_BALANCE_MAX_NS;
-        st->copy_sends = st->send_balance_ns < 0;
-    }
+    send_guard_account(&st->send_balance_ns, op);
     if (!R.db || !op->record)
         return;
     struct tnbc_call_row row = {
@@ -497,12 +487,10 @@ static int blocking(const struct tnbc_args *a, struct site_stats *st, enum fallb
  * nothing to wait for and may go early). */
 static int has_whole_page(const struct tnbc_layout *l)
 {
-    uintptr_t ps = tnbc_page_size();
+    uintptr_t lo, hi;
     if (!l->nsub || !l->span)
         return 1;
-    uintptr_t lo = ((uintptr_t)l->base + ps - 1) & ~(ps - 1);
-    uintptr_t hi = ((uintptr_t)l->base + l->span) & ~(ps - 1);
-    return lo < hi;
+    return tnbc_layout_whole_pages(l, &lo, &hi);
 }
 
 /* This rank's candidate for an early return, or NULL with a reason (*why
@@ -665,7 +653,7 @@ static int run_early(struct nbop *op, struct site_stats *st, const struct tnbc_s
      * thread drives the network made the copying thread wait for its core
      * (measured on the emulated cluster, docs/replay.md); starting after
      * them delays the first message by one copy (~0.1 ms/MiB). */
-    op->may_send_in_place = !(st && st->copy_sends);
+    op->may_send_in_place = !st || st->send_balance_ns >= 0;
     if (nbop_copy_sends(op) > 0)
         phase_sent_in_place();
     phase_end(&clock, PHASE_COPY);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* Sends from the caller's write-protected pages (send_guard.h). */
 #include "send_guard.h"
-#include "activity.h"
 #include "clock.h"
 #include "config.h"
 #include "futex.h"
@@ -18,19 +17,16 @@ static int enabled;
 
 /* An RDMA device (/sys/class/infiniband), or xpmem or knem: transports
  * that may pin send buffers for writing, or map them into a peer. */
-static const char *registering_transport(void)
+static int registering_transport(void)
 {
-    if (access("/dev/xpmem", F_OK) == 0)
-        return "xpmem";
-    if (access("/dev/knem", F_OK) == 0)
-        return "knem";
+    if (access("/dev/xpmem", F_OK) == 0 || access("/dev/knem", F_OK) == 0)
+        return 1;
     DIR *d = opendir("/sys/class/infiniband");
     if (!d)
-        return NULL;
-    const char *found = NULL;
+        return 0;
+    int found = 0;
     for (struct dirent *e; !found && (e = readdir(d)) != NULL;)
-        if (e->d_name[0] != '.')
-            found = "an RDMA device";
+        found = e->d_name[0] != '.';
     closedir(d);
     return found;
 }
@@ -41,10 +37,8 @@ void send_guard_configure(void)
         enabled = !tnbc_env_bool("TNBC_SEND_COPY", 0);
         return;
     }
-    enabled = registering_transport() == NULL;
+    enabled = !registering_transport();
 }
-
-int send_guard_enabled(void) { return enabled; }
 
 /* The fault path and the release wrappers: the program writes, frees or
  * hands on its send buffer while sends still read it. Signal context. */
@@ -74,9 +68,6 @@ static int not_sent(const struct tnbc_guard *g, int sub)
     return g->layout->sub[sub].peer == op->layout.comm_rank;
 }
 
-static uintptr_t page_down(uintptr_t a) { return a & ~(uintptr_t)(tnbc_page_size() - 1); }
-static uintptr_t page_up(uintptr_t a) { return page_down(a + tnbc_page_size() - 1); }
-
 /* A send of bytes that lie wholly in [lo, hi). */
 static int lies_within(const struct step *s, uintptr_t lo, uintptr_t hi)
 {
@@ -101,8 +92,9 @@ int send_guard_arm(struct nbop *op)
     if (!enabled || !op->may_send_in_place || !op->per_source || op->send_at ||
         op->send_whole || !l->base || l->page_holes)
         return 0;
-    uintptr_t lo = page_up((uintptr_t)l->base), hi = page_down((uintptr_t)l->base + l->span);
-    if (lo >= hi || steps_within(op, lo, hi) == 0 || !tnbc_guard_memory_ok(lo, hi, &why))
+    uintptr_t lo, hi;
+    if (!tnbc_layout_whole_pages(l, &lo, &hi) || steps_within(op, lo, hi) == 0 ||
+        !tnbc_guard_memory_ok(lo, hi, &why))
         return 0;     /* too small, or memory the copy must read (a stack, a shared map...) */
     nbop_retire_overlapping(l);
     op->send_guard = (struct tnbc_guard){ .layout = l, .closed_prot = PROT_READ,
@@ -152,9 +144,17 @@ int send_guard_sent(struct nbop *op, const struct step *s)
  * longer waits there before it turns to copying. */
 #define COPY_PS_PER_BYTE 250
 
-int64_t send_guard_balance(const struct nbop *op)
+/* A site's credit of copies saved is capped, so that a long run of calls
+ * that never waited does not hide a later pattern of waits for long. */
+#define BALANCE_MAX_NS 2000000
+
+void send_guard_account(int64_t *balance_ns, const struct nbop *op)
 {
-    return op->send_in_place_bytes * COPY_PS_PER_BYTE / 1000 - (int64_t)atomic_load(&op->send_wait_ns);
+    if (!op->send_in_place_bytes)
+        return;
+    *balance_ns += op->send_in_place_bytes * COPY_PS_PER_BYTE / 1000 - (int64_t)atomic_load(&op->send_wait_ns);
+    if (*balance_ns > BALANCE_MAX_NS)
+        *balance_ns = BALANCE_MAX_NS;
 }
 
 void send_guard_abandon(struct nbop *op)

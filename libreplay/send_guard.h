@@ -18,7 +18,7 @@
  * lifts the guard when the last such send is done, so a program that
  * writes the buffer only after its work never waits. Each site keeps the
  * balance of the copies saved against the time its program waited so
- * (send_guard_balance); once the waits outweigh the copies, the site
+ * (send_guard_account); once the waits outweigh the copies, the site
  * copies from then on (replay.c, at reap).
  *
  * op->send_guard (one per op), who moves it:
@@ -44,8 +44,6 @@
 
 /* Reads TNBC_SEND_COPY and probes the node (once, at start). */
 void send_guard_configure(void);
-/* Whether calls may send in place at all (the caller also asks its site). */
-int send_guard_enabled(void);
 /* Caller, op PLANNED and its sends planned: holds the whole pages of the
  * send buffer read-only and points the send steps that lie in them at the
  * caller's bytes (in_place). Returns how many steps send in place (0: the
@@ -54,9 +52,10 @@ int send_guard_arm(struct nbop *op);
 /* Progress thread: send step `s` is done. Returns 1 when it was the last
  * in-place send: the guard is lifted and waiters are woken. */
 int send_guard_sent(struct nbop *op, const struct step *s);
-/* A finished op's copy time saved (estimated) minus the time the program
- * waited for its in-place sends, in ns. */
-int64_t send_guard_balance(const struct nbop *op);
+/* A finished op of a site: adds its copy time saved (estimated) minus the
+ * time the program waited for its in-place sends to the site's balance
+ * (ns, capped). A site whose balance is negative copies (replay.c). */
+void send_guard_account(int64_t *balance_ns, const struct nbop *op);
 /* A PLANNED op freed without being submitted: nothing will send from the
  * pages; lift the guard. */
 void send_guard_abandon(struct nbop *op);
