@@ -100,8 +100,6 @@ int tnbc_guard_all_open(const struct tnbc_guard *g)
     return 1;
 }
 
-static uintptr_t page_down(uintptr_t a) { return a & ~(uintptr_t)(page_size - 1); }
-static uintptr_t page_up(uintptr_t a) { return page_down(a + page_size - 1); }
 
 /* mprotect straight to the kernel: the program's mprotect is interposed
  * (wrap_libc.c) to lift guards first, which must not happen to ours. */
@@ -365,7 +363,7 @@ static int open_ready_runs(struct tnbc_guard *g, uintptr_t a, uintptr_t b, uintp
  * shared: two checks, one mprotect. */
 static int open_ready_pages_of(struct tnbc_guard *g, int s, uintptr_t page)
 {
-    uintptr_t a = page_down(sub_start(g, s)), b = page_up(sub_end(g, s));
+    uintptr_t a = tnbc_page_down(sub_start(g, s)), b = tnbc_page_up(sub_end(g, s));
     if (!clip(g, &a, &b))
         return 0;
     if (g->interleaved)
@@ -463,7 +461,7 @@ static int expose_touched(struct tnbc_guard *g, int s, void *arg)
 
 static void handle_fault(struct tnbc_guard *g, uintptr_t addr, void *ctx)
 {
-    uintptr_t page = page_down(addr);
+    uintptr_t page = tnbc_page_down(addr);
     uint64_t tick = tnbc_program_ticks();
     struct touch_arg t = { fault_kind(ctx), tick, page, 0 };
 
@@ -937,7 +935,7 @@ static int mark_alone(struct tnbc_guard *g)
     if (!g->alone)
         return -1;
     for (int s = 0; s < n; s++) {
-        uintptr_t a = page_up(sub_start(g, s)), b = page_down(sub_end(g, s));
+        uintptr_t a = tnbc_page_up(sub_start(g, s)), b = tnbc_page_down(sub_end(g, s));
         int subs = 0;
         if (clip(g, &a, &b) && a + page_size <= b)
             overlapping(g, a, a + page_size, count_sub, &subs);
@@ -953,7 +951,7 @@ int tnbc_guard_may_step(const struct tnbc_guard *g)
     for (int s = 0; s < g->layout->nsub; s++) {
         if (sub_end(g, s) == sub_start(g, s))
             continue;
-        uintptr_t a = page_down(sub_start(g, s)), b = page_up(sub_end(g, s));
+        uintptr_t a = tnbc_page_down(sub_start(g, s)), b = tnbc_page_up(sub_end(g, s));
         if (clip(g, &a, &b) && !g->alone[s])     /* on a protected page, none its own */
             return 1;
     }
@@ -971,7 +969,7 @@ static void mark_interleaved(struct tnbc_guard *g)
 {
     g->interleaved = 0;
     for (int s = 0; s < g->layout->nsub && !g->interleaved; s++) {
-        uintptr_t a = page_down(sub_start(g, s)) + page_size, b = page_up(sub_end(g, s)) - page_size;
+        uintptr_t a = tnbc_page_down(sub_start(g, s)) + page_size, b = tnbc_page_up(sub_end(g, s)) - page_size;
         if (g->layout->sub[s].bytes && a < b)
             g->interleaved = overlapping(g, a, b, other_sub, &s) != 0;
     }
@@ -989,7 +987,7 @@ static int protect_closed(struct tnbc_guard *g)
         int s = g->order[k];
         if (!atomic_load(&g->open[s]))
             continue;
-        uintptr_t a = page_up(sub_start(g, s)), b = page_down(sub_end(g, s));
+        uintptr_t a = tnbc_page_up(sub_start(g, s)), b = tnbc_page_down(sub_end(g, s));
         clip(g, &a, &b);
         if (a < at)
             a = at;
@@ -1005,8 +1003,8 @@ static int protect_closed(struct tnbc_guard *g)
 int tnbc_layout_whole_pages(const struct tnbc_layout *l, uintptr_t *lo, uintptr_t *hi)
 {
     tnbc_page_size();
-    *lo = page_up((uintptr_t)l->base);
-    *hi = page_down((uintptr_t)l->base + l->span);
+    *lo = tnbc_page_up((uintptr_t)l->base);
+    *hi = tnbc_page_down((uintptr_t)l->base + l->span);
     return *lo < *hi;
 }
 
@@ -1129,8 +1127,8 @@ int tnbc_guard_release_range(const void *addr, size_t len, enum tnbc_release_rea
     if (!addr || len == 0 || atomic_load(&armed_guards) == 0 || release_exempt)
         return 0;
     tnbc_page_size();
-    r.a = page_down((uintptr_t)addr);
-    r.b = page_up((uintptr_t)addr + len);
+    r.a = tnbc_page_down((uintptr_t)addr);
+    r.b = tnbc_page_up((uintptr_t)addr + len);
     r.why = why;
     r.released = 0;
     tnbc_range_each(r.a, r.b, release_in_guard, &r);
@@ -1148,7 +1146,7 @@ void tnbc_guard_release_range_lifted(const void *addr, size_t len, enum tnbc_rel
     tnbc_guard_release_range(addr, len, why);
     if (!addr || len == 0 || atomic_load(&armed_guards) == 0 || release_exempt)
         return;
-    uintptr_t a = page_down((uintptr_t)addr), b = page_up((uintptr_t)addr + len);
+    uintptr_t a = tnbc_page_down((uintptr_t)addr), b = tnbc_page_up((uintptr_t)addr + len);
     for (;;) {
         int live = 0;
         tnbc_range_each(a, b, note_owner_lifts, &live);

@@ -83,10 +83,9 @@ static int mem_io(long sysno, char *buf, uintptr_t at, size_t n)
  * once. A mapped page that refuses the write is an error. */
 static int land_around_holes(uintptr_t dst, const char *src, size_t n)
 {
-    uintptr_t ps = (uintptr_t)sysconf(_SC_PAGESIZE);
     int dropped = 0;
     for (uintptr_t a = dst, end = dst + n; a < end;) {
-        uintptr_t b = (a & ~(ps - 1)) + ps;
+        uintptr_t b = tnbc_page_down(a) + tnbc_page_size();
         if (b > end)
             b = end;
         if (mem_io(SYS_pwrite64, (char *)(uintptr_t)(src + (a - dst)), a, b - a) != 0) {

@@ -44,11 +44,10 @@ int land_typed(char *user, const char *shadow, long first, long count, const str
 {
     if (count <= 0 || m->nruns == 0)
         return 0;
-    uintptr_t ps = tnbc_page_size();
     uintptr_t fs = (uintptr_t)(user + first * m->extent + m->lo);
     uintptr_t fe = (uintptr_t)(user + (first + count - 1) * m->extent + m->hi);
     /* The protected pages the elements' footprint meets. */
-    uintptr_t wlo = fs & ~(ps - 1), whi = (fe + ps - 1) & ~(ps - 1);
+    uintptr_t wlo = tnbc_page_down(fs), whi = tnbc_page_up(fe);
     wlo = wlo < lo ? lo : wlo;
     whi = whi > hi ? hi : whi;
     if (wlo >= whi)

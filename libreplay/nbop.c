@@ -459,10 +459,10 @@ void nbop_retire_overlapping(const struct tnbc_layout *lay)
     do {
         l.n = l.more = 0;
         tnbc_range_each(a, b, collect_live, &l);
-        progress_urgent(1);
+        uint64_t t0 = progress_wait_begin();
         for (int i = 0; i < l.n; i++)
             nbop_wait_retired(l.op[i]);
-        progress_urgent(-1);
+        progress_wait_end(t0);
     } while (l.more);
 }
 

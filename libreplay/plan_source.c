@@ -197,9 +197,9 @@ static void cut_block(const struct nbop *op, int src, struct piece_cut *c)
         own = &recv->sub[me];
     if (own) {
         uintptr_t oa = base + own->offset, ob = oa + own->bytes;
-        if (ob <= a && ob > (a & ~(page - 1)))
+        if (ob <= a && ob > tnbc_page_down(a))
             base = a;                      /* own block ends in src's first page */
-        if (oa >= b && oa < ((b + page - 1) & ~(page - 1)))
+        if (oa >= b && oa < tnbc_page_up(b))
             end = b;                       /* own block starts in src's last page */
     }
     assert(base <= a && b <= end);

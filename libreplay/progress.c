@@ -6,6 +6,7 @@
 #include "guard.h"
 #include "land.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -192,7 +193,20 @@ static void complete(struct nbop *op)
     pthread_mutex_unlock(&P.mu);
 }
 
-void progress_urgent(int delta) { atomic_fetch_add(&P.urgent, delta); }
+uint64_t progress_wait_begin(void)
+{
+    atomic_fetch_add(&P.urgent, 1);
+    return tnbc_ns_now();
+}
+
+int64_t progress_wait_end(uint64_t began_ns)
+{
+    int64_t waited = (int64_t)(tnbc_ns_now() - began_ns);
+    int was = atomic_fetch_sub(&P.urgent, 1);
+    assert(was > 0);
+    (void)was;
+    return waited;
+}
 
 /* Back-off between polls: doubling up to max_sleep_us, or the shortest
  * while the program is blocked on data. Every poll wakes this thread on

@@ -8,6 +8,8 @@
 #ifndef TNBC_PROGRESS_H
 #define TNBC_PROGRESS_H
 
+#include <stdint.h>
+
 #include "nbop.h"
 
 /* Starts the thread (named tnbc-progress) if it is not running: on the
@@ -19,9 +21,13 @@ void progress_submit(struct nbop *op);
 /* Waits until every submitted call has completed. */
 void progress_quiesce(void);
 void progress_stop(void);
-/* The program is blocked waiting for data (+1 on entry, -1 on exit): the
- * thread polls at its shortest interval meanwhile. Async-signal-safe. */
-void progress_urgent(int delta);
+/* The program blocks until the progress thread has done something (data
+ * landed, sends done): the thread polls at its shortest interval from
+ * progress_wait_begin to progress_wait_end. begin returns the wait's
+ * start (tnbc_ns_now), end the nanoseconds waited since. Nestable;
+ * async-signal-safe (the fault path waits this way). */
+uint64_t progress_wait_begin(void);
+int64_t progress_wait_end(uint64_t began_ns);
 /* Completed calls (their guards lifted), for the application thread to
  * account and free; NULL when none. */
 struct nbop *progress_take_done(void);

@@ -441,11 +441,9 @@ static void on_guard_event(struct tnbc_guard *g, int sub, enum tnbc_guard_event 
     (void)ev; (void)why; (void)tick;
     if (nbop_sub_is_done(op, sub))
         return;
-    uint64_t t0 = tnbc_ns_now();
-    progress_urgent(1);
+    uint64_t t0 = progress_wait_begin();
     nbop_wait_sub(op, sub);
-    progress_urgent(-1);
-    atomic_fetch_add(&op->wait_ns, (long long)(tnbc_ns_now() - t0));
+    atomic_fetch_add(&op->wait_ns, (long long)progress_wait_end(t0));
     activity_wait(op, sub, ev, t0);
 }
 
@@ -662,12 +660,12 @@ static int run_early(struct nbop *op, struct site_stats *st, const struct tnbc_s
     if (!wait)
         progress_quiesce();        /* out of memory: complete everything */
     phase_end(&clock, PHASE_SUBMIT);
-    progress_urgent(1);
+    uint64_t waiting = progress_wait_begin();
     if (op->per_source)
         nbop_wait_edges(op);
     for (int i = 0; i < nwait; i++)
         nbop_wait_sub(op, wait[i]);
-    progress_urgent(-1);
+    progress_wait_end(waiting);   /* timed as the edges step */
     free(wait);
     phase_end(&clock, PHASE_EDGES);
     free(ip_copy);            /* copied into the call's private memory by now */

@@ -50,12 +50,10 @@ static void on_send_page_event(struct tnbc_guard *g, int sub, enum tnbc_guard_ev
     (void)sub; (void)ev; (void)why; (void)tick;
     if (!atomic_load(&op->sends_pending))
         return;
-    uint64_t t0 = tnbc_ns_now();
-    progress_urgent(1);
+    uint64_t t0 = progress_wait_begin();
     while ((pending = atomic_load(&op->sends_pending)) != 0)
         tnbc_futex_wait(&op->sends_pending, pending);
-    progress_urgent(-1);
-    long long waited = (long long)(tnbc_ns_now() - t0);
+    long long waited = progress_wait_end(t0);
     atomic_fetch_add(&op->wait_ns, waited);
     atomic_fetch_add(&op->send_wait_ns, waited);
 }
