@@ -54,4 +54,17 @@ static inline void crowding_why(char *buf, size_t len, int members, const struct
              "(%s overrides)", members, c->ranks, c->cpus, c->cpus == 1 ? "" : "s", overrides);
 }
 
+/* The same where the members are on several hosts of one machine that
+ * runs the whole job (network namespaces of one kernel): the data between
+ * them crosses that kernel's TCP, on the same CPUs. */
+static inline void crowding_why_job(char *buf, size_t len, const struct crowding *c,
+                                    const char *overrides)
+{
+    assert(crowding_crowded(c));
+    snprintf(buf, len,
+             "the job's %d ranks run on one machine with %d CPU%s (its hosts share one kernel), "
+             "so moving their data (copying, TCP through that kernel) takes a CPU from some "
+             "rank's work (%s overrides)", c->ranks, c->cpus, c->cpus == 1 ? "" : "s", overrides);
+}
+
 #endif

@@ -120,7 +120,8 @@ void autotune_configure(int learn_calls, long min_bytes, int check_every,
 
 /* The whole job runs on one machine whose ranks outnumber its CPUs, and
  * neither TNBC_AUTO_COMM_CPU_SHARE nor TNBC_AUTO_DECIDE says otherwise:
- * every communicator then stays on that node, the model's crowded rule
+ * every communicator then stays on that machine (on one node, or on nodes
+ * that are network namespaces of its kernel), the model's crowded rule
  * (site_cpu_share) turns every site off whatever the learning calls see,
  * and they need neither guards nor the machine's costs. The same on every
  * rank: each counts the job's ranks on its own machine, and all of them
@@ -578,24 +579,34 @@ static int force_decision(struct tnbc_profile_site *ps)
 
 /* The CPU share of communication in flight the model counts at a site
  * (an_trace.comm_cpu_share): rank 0's TNBC_AUTO_COMM_CPU_SHARE where set;
- * else all of it where every member is on one node of a crowded machine
- * (crowding.h), and none elsewhere (the analyzer's rule without
- * --comm-cpu-share). `why` gets the crowded rule's words (the decision's
+ * else all of it where every member is on one node of a crowded machine,
+ * or the whole job on one (machine_decides; crowding.h), and none
+ * elsewhere (the analyzer's rule without --comm-cpu-share). `why` gets the crowded rule's words (the decision's
  * reason where they turn the site off), or "". */
 static double site_cpu_share(const int64_t *all, const int *len, int p, char *why, size_t whylen)
 {
     why[0] = 0;
     if (!isnan(A.share_override))
         return A.share_override;
+    int one_node = 1;
     for (int m = 0, at = 0; m < p; at += len[m++])
-        if (all[at + HDR_NODE] != all[HDR_NODE])
-            return 0;
+        one_node &= all[at + HDR_NODE] == all[HDR_NODE];
     /* One node, so one machine: every member sent the same counts. */
     const struct crowding machine = { (int)all[HDR_MACHINE_RANKS], (int)all[HDR_MACHINE_CPUS] };
-    if (!crowding_crowded(&machine))
-        return 0;
-    crowding_why(why, whylen, p, &machine, "TNBC_AUTO_COMM_CPU_SHARE");
-    return 1;
+    if (one_node && crowding_crowded(&machine)) {
+        crowding_why(why, whylen, p, &machine, "TNBC_AUTO_COMM_CPU_SHARE");
+        return 1;
+    }
+    /* Nodes that are network namespaces of the one crowded machine that
+     * runs the whole job (the emulated cluster): their data is TCP through
+     * its kernel, on the same CPUs, and the learning calls watched nothing
+     * (machine_decides); without this the site went on with no read times,
+     * as regime a, and a 4-rank program on 2 CPUs ran 1.56x plain's time. */
+    if (A.machine_decides) {
+        crowding_why_job(why, whylen, &A.crowd, "TNBC_AUTO_COMM_CPU_SHARE");
+        return 1;
+    }
+    return 0;
 }
 
 /* Rank 0's half: every member's records into an an_trace and an_site, the

@@ -142,6 +142,30 @@ t_run "a derived-datatype alltoall across nodes completes on the cluster's TCP s
     out=\$(T_TIMEOUT=40 t_mpirun 6 ${BUILD:-build}/test/comm/dtypes 4 2>&1); rc=\$?; echo \"\$out\"
     [[ \$rc -eq 0 ]] || { echo \"exit \$rc (124: hung)\"; exit 1; }
     grep -qx 'dtypes: ok' <<<\"\$out\""
+# The whole job on one machine whose CPUs its ranks outnumber, on nodes
+# that are network namespaces of its kernel: tnbc auto turns every site
+# off for that reason (the analyzer's rule 4, docs/analyzer.md), and the
+# output is plain's. Before, the learning calls watched nothing there
+# (the machine decides) and the nodes' differing names then let the site
+# go on as regime a: a 4-rank program ran 1.56x plain's time.
+if (( $(nproc) < 6 )); then
+    t_run "auto on a crowded machine's namespace nodes: off, says why, plain's output" bash -c "
+        . $TNBC_CLUSTER_DIR/$C2/env
+        w=\$(mktemp -d); trap 'rm -rf \$w' EXIT
+        t_mpirun 6 ${BUILD:-build}/test/replay/auto_user 8 65536 > \$w/plain || exit 1
+        timeout -k 5 60 scripts/tnbc auto --profile-out \$w/p --summary \$w/d -- \
+            mpirun -np 6 ${BUILD:-build}/test/replay/auto_user 8 65536 > \$w/auto 2> \$w/err ||
+            { tail -5 \$w/err; exit 1; }
+        cmp \$w/plain \$w/auto || exit 1
+        grep '^  decision' \$w/p
+        n=\$(grep -c '^  decision off no CPU to overlap with: the job.s 6 ranks run on one machine with' \$w/p)
+        [[ \$n -ge 1 && \$n -eq \$(grep -c '^  decision' \$w/p) ]] || { echo \"\$n of the decisions\"; exit 1; }
+        early=\$(sqlite3 \$w/d/rank-000000.db 'SELECT SUM(traced) FROM site'); echo \"early \$early\"
+        [[ \$early == 0 ]]"
+else
+    t_skip "auto on a crowded machine's namespace nodes: off, says why, plain's output" \
+        "$(nproc) CPUs: 6 ranks do not outnumber them"
+fi
 inodes=$(netns_inodes $C2)
 t_run "down of the second leaves nothing and keeps the first" bash -c "
     $CL down --name $C2 || exit 1

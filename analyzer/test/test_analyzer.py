@@ -436,11 +436,21 @@ def test_crowded_machine_off():
                         out=db("crowd-0").replace(".db", ".profile")), "alltoall")
     close(s["model"]["saving_call_ns"], TCOMM - TINIT, rel=1e-6, what="share given")
     check(s["on"], s["reason"])
-    # Not crowded (as many CPUs as ranks), members on two nodes, the
-    # machine not counted (0), a schema 2 trace without the columns: the
-    # model's verdict, on.
+    # Members on two hosts of one machine that runs the whole job (2
+    # ranks) on 1 CPU: the hosts share a kernel, whose TCP moves the data
+    # on that CPU; off too, said so.
+    crowded_trace("crowd-job", ["n0", "n1"], 2, 1)
+    s = site_of(analyze(db("crowd-job")), "alltoall")
+    check(not s["on"] and s["reason"].startswith(
+        "no CPU to overlap with: the job's 2 ranks run on one machine with 1 CPU (its hosts "
+        "share one kernel)") and "(--comm-cpu-share overrides)" in s["reason"], s["reason"])
+    # Not crowded (as many CPUs as ranks, on one host or two), members on
+    # two hosts whose machine count is not the job's size (the rule needs
+    # the whole job on the machine), the machine not counted (0), a
+    # schema 2 trace without the columns: the model's verdict, on.
     for name, hosts, ranks, cpus, ver in (("crowd-fits", ["n0", "n0"], 2, 2, "3"),
                                           ("crowd-2n", ["n0", "n1"], 4, 2, "3"),
+                                          ("crowd-job-fits", ["n0", "n1"], 2, 2, "3"),
                                           ("crowd-unk", ["n0", "n0"], 0, 0, "3")):
         crowded_trace(name, hosts, ranks, cpus, ver)
         s = site_of(analyze(db(name)), "alltoall")
