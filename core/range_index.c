@@ -107,29 +107,34 @@ void tnbc_range_unpin(struct tnbc_range_obj *obj) { atomic_fetch_sub(&obj->pins,
 int tnbc_range_each(uintptr_t start, uintptr_t end,
                     void (*fn)(struct tnbc_range_obj *, void *), void *arg)
 {
-    struct tnbc_range_obj *found[64];
-    int n, visited = 0;
+    int visited = 0;
     uintptr_t from = start;
 
     if (atomic_load(&live) == 0)
         return 0;
-    /* Visit in batches so fn runs without the lock held. */
-    do {
-        n = 0;
+    /* One object at a time, fn run without the lock and only that object
+     * pinned: fn may wait (a release waits for the data of the pages it
+     * meets), and a pin held meanwhile on an object not yet visited made
+     * its removal wait for this wait. A send guard lifted by the progress
+     * thread waited so for a release that waited for that very thread to
+     * land a piece: a deadlock (torture case fd_reuse, dup2 right after an
+     * early return). Entries are sorted and disjoint, so `from` grows. */
+    for (;;) {
+        struct tnbc_range_obj *obj = NULL;
         lock_acquire();
-        for (int i = first_ending_after(from); i < count && entries[i].start < end && n < 64; i++) {
-            found[n++] = entries[i].obj;
-            atomic_fetch_add(&entries[i].obj->pins, 1);
+        int i = first_ending_after(from);
+        if (i < count && entries[i].start < end) {
+            obj = entries[i].obj;
+            atomic_fetch_add(&obj->pins, 1);
             from = entries[i].end;
         }
         lock_release();
-        for (int i = 0; i < n; i++) {
-            fn(found[i], arg);
-            tnbc_range_unpin(found[i]);
-        }
-        visited += n;
-    } while (n == 64);
-    return visited;
+        if (!obj)
+            return visited;
+        fn(obj, arg);
+        tnbc_range_unpin(obj);
+        visited++;
+    }
 }
 
 int tnbc_range_count(void) { return atomic_load(&live); }

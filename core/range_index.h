@@ -25,8 +25,10 @@ void tnbc_range_remove(struct tnbc_range_obj *obj);
  * or NULL. Async-signal-safe. */
 struct tnbc_range_obj *tnbc_range_lookup(uintptr_t addr);
 void tnbc_range_unpin(struct tnbc_range_obj *obj);
-/* Calls fn for every object whose range meets [start, end), pinned for the
- * call. fn must not insert or remove. Returns the number visited. */
+/* Calls fn for every object whose range meets [start, end), in address
+ * order, each pinned for its own call only (fn may wait for another
+ * thread that removes other objects meanwhile). fn must not insert or
+ * remove. Returns the number visited. */
 int tnbc_range_each(uintptr_t start, uintptr_t end,
                     void (*fn)(struct tnbc_range_obj *, void *), void *arg);
 int tnbc_range_count(void);
