@@ -1096,6 +1096,7 @@ struct release_arg {
     uintptr_t a, b;
     enum tnbc_release_reason why;
     int released;
+    int reading;        /* tnbc_guard_release_range_read */
 };
 
 static int count_closed_exposed(struct tnbc_guard *g, int s, void *arg)
@@ -1112,6 +1113,8 @@ static void release_in_guard(struct tnbc_range_obj *obj, void *arg)
 {
     struct tnbc_guard *g = (struct tnbc_guard *)obj;
     struct release_arg *r = arg;
+    if (r->reading && g->closed_prot == PROT_READ)
+        return;           /* the kernel may read its closed pages */
     overlapping(g, r->a, r->b, count_closed_exposed, r);
     if (open_range(g, r->a, r->b) != 0)
         open_whole(g, tnbc_program_ticks());
@@ -1121,18 +1124,24 @@ static _Thread_local int release_exempt;   /* tnbc_guard_thread_exempt */
 
 void tnbc_guard_thread_exempt(void) { release_exempt = 1; }
 
-int tnbc_guard_release_range(const void *addr, size_t len, enum tnbc_release_reason why)
+static int release_range(const void *addr, size_t len, enum tnbc_release_reason why, int reading)
 {
-    struct release_arg r;
     if (!addr || len == 0 || atomic_load(&armed_guards) == 0 || release_exempt)
         return 0;
-    tnbc_page_size();
-    r.a = tnbc_page_down((uintptr_t)addr);
-    r.b = tnbc_page_up((uintptr_t)addr + len);
-    r.why = why;
-    r.released = 0;
+    struct release_arg r = { .a = tnbc_page_down((uintptr_t)addr),
+                             .b = tnbc_page_up((uintptr_t)addr + len), .why = why, .reading = reading };
     tnbc_range_each(r.a, r.b, release_in_guard, &r);
     return r.released;
+}
+
+int tnbc_guard_release_range(const void *addr, size_t len, enum tnbc_release_reason why)
+{
+    return release_range(addr, len, why, 0);
+}
+
+int tnbc_guard_release_range_read(const void *addr, size_t len, enum tnbc_release_reason why)
+{
+    return release_range(addr, len, why, 1);
 }
 
 static void note_owner_lifts(struct tnbc_range_obj *obj, void *arg)

@@ -164,6 +164,13 @@ void tnbc_guard_disarm(struct tnbc_guard *g, enum tnbc_release_reason why);
  * shared with those bytes, with hook(RELEASE, why). Cheap when nothing is
  * guarded. Returns the number of sub-messages released. */
 int tnbc_guard_release_range(const void *addr, size_t len, enum tnbc_release_reason why);
+/* The same before a system call that only reads [addr, addr+len) (write,
+ * send): guards whose closed pages stay readable (closed_prot PROT_READ,
+ * replay's send guard) are left as they are. Waiting for those made a
+ * program thread that pushed MPI's queued TCP fragments (any MPI call)
+ * wait, inside MPI's locks, for sends the progress thread could then not
+ * make. */
+int tnbc_guard_release_range_read(const void *addr, size_t len, enum tnbc_release_reason why);
 /* tnbc_guard_release_range, then waits until no GUARD_OWNER_LIFTS guard
  * meets [addr, addr+len) any more: before the program sets its own
  * protection or mapping there. Not in an exempt thread (below). */

@@ -50,14 +50,24 @@ static void rel(const void *p, size_t n)
         tnbc_guard_release_range(p, n, TNBC_REL_IO);
 }
 
-static void rel_iov(const struct iovec *iov, int n)
+/* Memory the kernel only reads (wrap_syscalls.def, MEMR). */
+static void rel_r(const void *p, size_t n)
+{
+    if (tnbc_guard_active() && p)
+        tnbc_guard_release_range_read(p, n, TNBC_REL_IO);
+}
+
+static void rel_iov_with(const struct iovec *iov, int n, void (*release)(const void *, size_t))
 {
     if (!tnbc_guard_active() || !iov)
         return;
-    rel(iov, (size_t)(n > 0 ? n : 0) * sizeof *iov);
+    rel_r(iov, (size_t)(n > 0 ? n : 0) * sizeof *iov);   /* the array itself is read */
     for (int i = 0; i < n; i++)
-        rel(iov[i].iov_base, iov[i].iov_len);
+        release(iov[i].iov_base, iov[i].iov_len);
 }
+
+static void rel_iov(const struct iovec *iov, int n) { rel_iov_with(iov, n, rel); }
+static void rel_iov_r(const struct iovec *iov, int n) { rel_iov_with(iov, n, rel_r); }
 
 /* The string itself is read here in user mode: a guarded byte faults and
  * is handled before its length is known. (Unused under TSan: see the table.) */
@@ -67,20 +77,26 @@ static __attribute__((unused)) void rel_str(const char *s)
         rel(s, strlen(s) + 1);
 }
 
-static void rel_msg(const struct msghdr *m)
+/* recvmsg writes the header (msg_namelen, msg_flags), the name, the
+ * iovecs' memory and the control; sendmsg (reading) only reads them. */
+static void rel_msg_with(const struct msghdr *m, int reading)
 {
     if (!tnbc_guard_active() || !m)
         return;
-    rel(m, sizeof *m);
-    rel(m->msg_name, m->msg_namelen);
-    rel_iov(m->msg_iov, (int)m->msg_iovlen);
-    rel(m->msg_control, m->msg_controllen);
+    void (*release)(const void *, size_t) = reading ? rel_r : rel;
+    release(m, sizeof *m);
+    release(m->msg_name, m->msg_namelen);
+    (reading ? rel_iov_r : rel_iov)(m->msg_iov, (int)m->msg_iovlen);
+    release(m->msg_control, m->msg_controllen);
 }
 
 #define MEM(p, n) rel((p), (n))
+#define MEMR(p, n) rel_r((p), (n))
 #define IOV(v, n) rel_iov((v), (n))
+#define IOVR(v, n) rel_iov_r((v), (n))
 #define STR(s) rel_str(s)
-#define MSG(m) rel_msg(m)
+#define MSG(m) rel_msg_with((m), 0)
+#define MSGR(m) rel_msg_with((m), 1)
 #define SYSCALL(ret, name, params, args, releases) \
     ret name params \
     { \
@@ -136,7 +152,7 @@ int openat(int dir, const char *path, int flags, ...)
 size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
 {
     REAL(fwrite);
-    rel(p, size * n);
+    rel_r(p, size * n);
     return real_fwrite(p, size, n, f);
 }
 

@@ -41,7 +41,9 @@
 # (a process-directed signal left to the program's own signal thread),
 # chain_pending.c (one call's pending receive buffer is the next call's
 # send buffer), send_reuse.c (the send buffer written, read into, freed,
-# discarded and received into while sends may still read its pages).
+# discarded and received into while sends may still read its pages),
+# tcp_progress.c (the program's MPI call writes out the call's pieces queued
+# on a TCP connection).
 set -u
 cd "$(dirname "$0")/.."
 : "${BUILD:=build}"
@@ -55,9 +57,9 @@ trap 'rm -rf "$W"' EXIT
 
 force_on() { sed -E 's/^  decision off .*/  decision on forced by the torture test/' "$1" > "$2"; }
 
-# One bounded run: NP PROGRAM (timeout first: scripts/tnbc then exports the
-# settings, which local ranks inherit).
-mpi() { echo timeout -k 5 "$TORTURE_TIMEOUT" mpirun --oversubscribe -np "$1" "$2"; }
+# One bounded run: NP PROGRAM [MPIRUN-ARGS] (timeout first: scripts/tnbc
+# then exports the settings, which local ranks inherit).
+mpi() { echo timeout -k 5 "$TORTURE_TIMEOUT" mpirun --oversubscribe -np "$1" ${3:-} "$2"; }
 
 same() { # NAME MODE
     if ! cmp -s "$W/$1.plain" "$W/$1.$2"; then
@@ -115,18 +117,18 @@ expected_one() { # NAME ITEM
 }
 
 torture() { # NAME NP EXPECT
-    local name=$1 np=$2 prog=$P/$1 rc
-    $(mpi "$np" "$prog") > "$W/$name.plain" 2> "$W/$name.plain.err"; rc=$?
+    local name=$1 np=$2 prog=$P/$1 rc args=${args_of[$1]:-}
+    $(mpi "$np" "$prog" "$args") > "$W/$name.plain" 2> "$W/$name.plain.err"; rc=$?
     ran "$name" plain $rc || return 1
-    $TNBC trace -o "$W/$name.db" -- $(mpi "$np" "$prog") > "$W/$name.trace" 2> "$W/$name.trace.err"; rc=$?
+    $TNBC trace -o "$W/$name.db" -- $(mpi "$np" "$prog" "$args") > "$W/$name.trace" 2> "$W/$name.trace.err"; rc=$?
     ran "$name" trace $rc && same "$name" trace || return 1
     [[ -n ${trace_only[$name]:-} ]] && { expected "$name" "$3"; return; }
     $TNBC analyze "$W/$name.db" -o "$W/$name.profile" > "$W/$name.analyze" 2>&1 ||
         { echo "analyze failed"; cat "$W/$name.analyze"; return 1; }
-    $TNBC run -p "$W/$name.profile" -- $(mpi "$np" "$prog") > "$W/$name.tuned" 2> "$W/$name.tuned.err"; rc=$?
+    $TNBC run -p "$W/$name.profile" -- $(mpi "$np" "$prog" "$args") > "$W/$name.tuned" 2> "$W/$name.tuned.err"; rc=$?
     ran "$name" tuned $rc && same "$name" tuned || return 1
     force_on "$W/$name.profile" "$W/$name.on.profile"
-    $TNBC run -p "$W/$name.on.profile" --summary "$W/$name.summary.d" -- $(mpi "$np" "$prog") > "$W/$name.forced" 2> "$W/$name.forced.err"; rc=$?
+    $TNBC run -p "$W/$name.on.profile" --summary "$W/$name.summary.d" -- $(mpi "$np" "$prog" "$args") > "$W/$name.forced" 2> "$W/$name.forced.err"; rc=$?
     ran "$name" forced $rc && same "$name" forced || return 1
     grep -h 'runs blocking\|not guarded' "$W/$name".*.err | sed 's/^.*tnbc[^:]*: //' | sort -u | head -5
     expected "$name" "$3"
@@ -151,6 +153,7 @@ declare -A expect=(
     [signal_thread]=early
     [chain_pending]=early
     [send_reuse]=early
+    [tcp_progress]=early
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -186,6 +189,7 @@ declare -A what=(
     [signal_thread]="SIGUSR1 to the process, blocked in the main thread after its first call, handled by the program's signal thread reading the last buffer"
     [chain_pending]="a pending receive buffer sent on at once by the next Alltoall"
     [send_reuse]="the send buffer written, read(2) into, freed, discarded, received into, by two threads, right after the call"
+    [tcp_progress]="over TCP, the program's own MPI_Sendrecv right after the call writes out the call's queued pieces"
 )
 # Cases whose tuned and forced runs are skipped (t_skip with the reason):
 # only plain and traced runs are compared.
@@ -195,10 +199,13 @@ order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map 
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault threads_comms
        hybrid_team thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
        p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct fiber_stack fd_reuse
-       signal_thread chain_pending send_reuse)
+       signal_thread chain_pending send_reuse tcp_progress)
 # Ranks per case: 2, but where the case needs sources beyond the own one
 # and a second remote one (one landing while another is still in flight).
 declare -A np_of=([interleaved_types]=4)
+# mpirun arguments per case: TCP between the two local ranks, where the
+# case is about MPI's TCP progress.
+declare -A args_of=([tcp_progress]="--mca btl self,tcp")
 for c in ${TORTURE_CASES:-${order[@]}}; do
     [[ $c == profiles || $c == auto ]] && continue
     [[ -x $P/$c ]] || { t_run "$c: built" false; continue; }
