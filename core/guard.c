@@ -100,7 +100,6 @@ int tnbc_guard_all_open(const struct tnbc_guard *g)
     return 1;
 }
 
-
 /* mprotect straight to the kernel: the program's mprotect is interposed
  * (wrap_libc.c) to lift guards first, which must not happen to ours. */
 #ifdef TNBC_TEST_HOOKS
@@ -1002,7 +1001,6 @@ static int protect_closed(struct tnbc_guard *g)
 
 int tnbc_layout_whole_pages(const struct tnbc_layout *l, uintptr_t *lo, uintptr_t *hi)
 {
-    tnbc_page_size();
     *lo = tnbc_page_up((uintptr_t)l->base);
     *hi = tnbc_page_down((uintptr_t)l->base + l->span);
     return *lo < *hi;

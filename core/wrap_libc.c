@@ -57,7 +57,7 @@ static void rel_r(const void *p, size_t n)
         tnbc_guard_release_range_read(p, n, TNBC_REL_IO);
 }
 
-static void rel_iov_with(const struct iovec *iov, int n, void (*release)(const void *, size_t))
+static void rel_iov(const struct iovec *iov, int n, void (*release)(const void *, size_t))
 {
     if (!tnbc_guard_active() || !iov)
         return;
@@ -65,9 +65,6 @@ static void rel_iov_with(const struct iovec *iov, int n, void (*release)(const v
     for (int i = 0; i < n; i++)
         release(iov[i].iov_base, iov[i].iov_len);
 }
-
-static void rel_iov(const struct iovec *iov, int n) { rel_iov_with(iov, n, rel); }
-static void rel_iov_r(const struct iovec *iov, int n) { rel_iov_with(iov, n, rel_r); }
 
 /* The string itself is read here in user mode: a guarded byte faults and
  * is handled before its length is known. (Unused under TSan: see the table.) */
@@ -78,25 +75,25 @@ static __attribute__((unused)) void rel_str(const char *s)
 }
 
 /* recvmsg writes the header (msg_namelen, msg_flags), the name, the
- * iovecs' memory and the control; sendmsg (reading) only reads them. */
-static void rel_msg_with(const struct msghdr *m, int reading)
+ * iovecs' memory and the control (release: rel); sendmsg only reads them
+ * (rel_r). */
+static void rel_msg(const struct msghdr *m, void (*release)(const void *, size_t))
 {
     if (!tnbc_guard_active() || !m)
         return;
-    void (*release)(const void *, size_t) = reading ? rel_r : rel;
     release(m, sizeof *m);
     release(m->msg_name, m->msg_namelen);
-    (reading ? rel_iov_r : rel_iov)(m->msg_iov, (int)m->msg_iovlen);
+    rel_iov(m->msg_iov, (int)m->msg_iovlen, release);
     release(m->msg_control, m->msg_controllen);
 }
 
 #define MEM(p, n) rel((p), (n))
 #define MEMR(p, n) rel_r((p), (n))
-#define IOV(v, n) rel_iov((v), (n))
-#define IOVR(v, n) rel_iov_r((v), (n))
+#define IOV(v, n) rel_iov((v), (n), rel)
+#define IOVR(v, n) rel_iov((v), (n), rel_r)
 #define STR(s) rel_str(s)
-#define MSG(m) rel_msg_with((m), 0)
-#define MSGR(m) rel_msg_with((m), 1)
+#define MSG(m) rel_msg((m), rel)
+#define MSGR(m) rel_msg((m), rel_r)
 #define SYSCALL(ret, name, params, args, releases) \
     ret name params \
     { \

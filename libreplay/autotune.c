@@ -581,8 +581,9 @@ static int force_decision(struct tnbc_profile_site *ps)
  * (an_trace.comm_cpu_share): rank 0's TNBC_AUTO_COMM_CPU_SHARE where set;
  * else all of it where every member is on one node of a crowded machine,
  * or the whole job on one (machine_decides; crowding.h), and none
- * elsewhere (the analyzer's rule without --comm-cpu-share). `why` gets the crowded rule's words (the decision's
- * reason where they turn the site off), or "". */
+ * elsewhere (the analyzer's rule without --comm-cpu-share). `why` gets
+ * the crowded rule's words (the decision's reason where they turn the
+ * site off), or "". */
 static double site_cpu_share(const int64_t *all, const int *len, int p, char *why, size_t whylen)
 {
     why[0] = 0;
