@@ -220,8 +220,15 @@ const char *tnbc_guard_map_line_unfit(const char *line, const char *mounts);
  * addr+len): the cached map of the address space is read again at the next
  * check of a range that meets it. Never blocks. */
 void tnbc_guard_maps_changed(const void *addr, size_t len);
-/* How many times the map was read so far (tests, costs). */
+/* How many times the kernel was asked for the map so far, the whole
+ * table or one range's mappings (tests, costs); of them, whole reads. */
 unsigned tnbc_guard_maps_reads(void);
+unsigned tnbc_guard_maps_whole_reads(void);
+/* 0: always read the whole table, as on kernels before 6.11 (tests);
+ * 1 (the default): ask for one range's mappings where the kernel can. */
+void tnbc_guard_maps_use_query(int on);
+/* Whether ranges are asked about alone (0 once the kernel said it cannot). */
+int tnbc_guard_maps_query(void);
 /* Memory exposed in an RMA window, registered by the window wrappers
  * under the window's handle (key); remove with base NULL forgets every
  * range of the key. */

@@ -15,8 +15,10 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -72,10 +74,12 @@ static struct {
     int valid;
     struct { uintptr_t lo, hi; } dirty[MAPS_DIRTY_MAX];
     int ndirty;
-    atomic_uint reads;       /* times the table was read, ever */
+    atomic_uint reads;       /* times the kernel was asked: whole or one range */
+    atomic_uint whole_reads; /* times the whole table was read */
+    int query;               /* 1: ask the kernel per range (map_query) */
     struct huge_mounts mounts;
     int mounts_read;
-} maps = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} maps = { .lock = PTHREAD_MUTEX_INITIALIZER, .query = 1 };
 
 void tnbc_guard_maps_changed(const void *addr, size_t len)
 {
@@ -95,6 +99,23 @@ void tnbc_guard_maps_changed(const void *addr, size_t len)
 }
 
 unsigned tnbc_guard_maps_reads(void) { return atomic_load(&maps.reads); }
+
+unsigned tnbc_guard_maps_whole_reads(void) { return atomic_load(&maps.whole_reads); }
+
+void tnbc_guard_maps_use_query(int on)
+{
+    pthread_mutex_lock(&maps.lock);
+    maps.query = on;
+    pthread_mutex_unlock(&maps.lock);
+}
+
+int tnbc_guard_maps_query(void)
+{
+    pthread_mutex_lock(&maps.lock);
+    int on = maps.query;
+    pthread_mutex_unlock(&maps.lock);
+    return on;
+}
 
 /* Whether a recorded change touches [lo, hi). Caller holds maps.lock. */
 static int maps_dirty(uintptr_t lo, uintptr_t hi)
@@ -292,6 +313,16 @@ static int read_maps(void)
     return 0;
 }
 
+/* Why [at, end), in mapping e, may not be guarded; NULL: it may. Pages
+ * without write access only because a live guard closed them (the
+ * previous call's pages the program has not read yet, still in flight or
+ * never to be read, released before this call uses them: TNBC_REL_REUSE)
+ * count as what they were. */
+static const char *ent_unfit(const struct map_ent *e, uintptr_t at, uintptr_t end)
+{
+    return e->unfit && !(e->closed && tnbc_guard_holds(at, end)) ? e->unfit : NULL;
+}
+
 /* 1: [lo, hi) is wholly in guardable mappings; 0: some of it is in
  * another kind of mapping (*why says which); -1: some of it is not in the
  * table. */
@@ -309,18 +340,129 @@ static int maps_cover(uintptr_t lo, uintptr_t hi, const char **why)
     for (int i = a; i < maps.n && at < hi; i++) {
         if (maps.ent[i].lo > at)
             return -1;
-        uintptr_t end = maps.ent[i].hi < hi ? maps.ent[i].hi : hi;
-        /* Without write access only because a live guard closed them: the
-         * previous call's pages the program has not read yet (still in
-         * flight, or never to be read), released before this call uses
-         * them (TNBC_REL_REUSE). */
-        if (maps.ent[i].unfit && !(maps.ent[i].closed && tnbc_guard_holds(at, end))) {
-            *why = maps.ent[i].unfit;
+        const char *unfit = ent_unfit(&maps.ent[i], at, maps.ent[i].hi < hi ? maps.ent[i].hi : hi);
+        if (unfit) {
+            *why = unfit;
             return 0;
         }
         at = maps.ent[i].hi;
     }
     return at >= hi ? 1 : -1;
+}
+
+/* PROCMAP_QUERY (Linux 6.11): the mapping that covers one address,
+ * asked of /proc/self/maps with an ioctl, without reading the whole
+ * table. Debian 12's kernel headers predate it: its ABI, copied from
+ * include/uapi/linux/fs.h. */
+struct procmap_query_abi {
+    uint64_t size, query_flags, query_addr;
+    uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+    uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+    uint64_t vma_name_addr, build_id_addr;
+};
+#define PROCMAP_QUERY_ABI _IOWR('f', 17, struct procmap_query_abi)
+enum { QUERY_READ = 1, QUERY_WRITE = 2, QUERY_EXEC = 4, QUERY_SHARED = 8 };
+#define QUERY_CANNOT (-2)   /* map_query: the kernel cannot answer; read the table */
+
+/* One mapping as the kernel answers for `at`, parsed as its maps line
+ * would be (parse_map_line: one classification for both ways). 0, -1
+ * (nothing mapped at `at`), or QUERY_CANNOT. */
+static int query_one(int fd, uintptr_t at, struct map_ent *e)
+{
+    char name[PATH_MAX], line[PATH_MAX + 128];
+    struct procmap_query_abi q = { .size = sizeof q, .query_addr = at,
+                                   .vma_name_addr = (uintptr_t)name, .vma_name_size = sizeof name };
+    if (ioctl(fd, PROCMAP_QUERY_ABI, &q) != 0) {
+        if (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP)
+            maps.query = 0;            /* an older kernel: not again */
+        return errno == ENOENT ? -1 : QUERY_CANNOT;
+    }
+    if (q.vma_name_size == 0)
+        name[0] = '\0';
+    snprintf(line, sizeof line, "%llx-%llx %c%c%c%c %llx %x:%x %llu %s",
+             (unsigned long long)q.vma_start, (unsigned long long)q.vma_end,
+             q.vma_flags & QUERY_READ ? 'r' : '-', q.vma_flags & QUERY_WRITE ? 'w' : '-',
+             q.vma_flags & QUERY_EXEC ? 'x' : '-', q.vma_flags & QUERY_SHARED ? 's' : 'p',
+             (unsigned long long)q.vma_offset, q.dev_major, q.dev_minor,
+             (unsigned long long)q.inode, name);
+    return parse_map_line(line, &maps.mounts, e) == 0 && e->hi > at ? 0 : QUERY_CANNOT;
+}
+
+/* The table takes e, as the kernel just answered: the entries it meets
+ * keep only their parts outside it (those are as true as before: a change
+ * there is in dirty[]), and the recorded changes wholly inside it are
+ * answered. Caller holds maps.lock; out of memory: the table is dropped
+ * (read whole next time). */
+static void table_put(const struct map_ent *e)
+{
+    int i = 0, j;
+    while (i < maps.n && maps.ent[i].hi <= e->lo)
+        i++;
+    for (j = i; j < maps.n && maps.ent[j].lo < e->hi; j++)
+        ;
+    struct map_ent put[3];
+    int k = 0;
+    if (i < j && maps.ent[i].lo < e->lo) {
+        put[k] = maps.ent[i];
+        put[k++].hi = e->lo;
+    }
+    put[k++] = *e;
+    if (i < j && maps.ent[j - 1].hi > e->hi) {
+        put[k] = maps.ent[j - 1];
+        put[k++].lo = e->hi;
+    }
+    if (maps.n - (j - i) + k > maps.cap) {
+        int cap = maps.cap ? 2 * maps.cap : 256;
+        struct map_ent *n = realloc(maps.ent, (size_t)cap * sizeof *n);
+        if (!n) {
+            maps.valid = 0;
+            return;
+        }
+        maps.ent = n;
+        maps.cap = cap;
+    }
+    memmove(&maps.ent[i + k], &maps.ent[j], (size_t)(maps.n - j) * sizeof *maps.ent);
+    memcpy(&maps.ent[i], put, (size_t)k * sizeof *put);
+    maps.n += k - (j - i);
+    for (int d = 0; d < maps.ndirty;) {
+        if (maps.dirty[d].lo >= e->lo && maps.dirty[d].hi <= e->hi)
+            maps.dirty[d] = maps.dirty[--maps.ndirty];
+        else
+            d++;
+    }
+}
+
+/* maps_cover's answer for [lo, hi), from the kernel mapping by mapping:
+ * a few microseconds where reading the whole table took 0.4-0.6 ms, which
+ * every call on a freshly malloc'd buffer paid (glibc maps large blocks
+ * behind the wrappers' back, so the table never holds them); the table
+ * keeps the answers (table_put). Caller holds maps.lock and a table that
+ * is valid. */
+static int map_query(uintptr_t lo, uintptr_t hi, const char **why)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), rc = 1;
+    if (fd < 0)
+        return QUERY_CANNOT;
+    if (!maps.mounts_read)
+        maps.mounts_read = read_huge_mounts(&maps.mounts) == 0;
+    for (uintptr_t at = lo; at < hi && rc == 1;) {
+        struct map_ent e;
+        rc = query_one(fd, at, &e);
+        if (rc != 0)
+            break;
+        table_put(&e);
+        const char *unfit = ent_unfit(&e, at, e.hi < hi ? e.hi : hi);
+        if (unfit) {
+            *why = unfit;
+            rc = 0;
+        } else {
+            rc = 1;
+        }
+        at = e.hi;
+    }
+    close(fd);
+    atomic_fetch_add(&maps.reads, 1);
+    return rc;
 }
 
 /* Ranges of memory that is never guarded, whatever the map says, each
@@ -427,13 +569,20 @@ int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why)
     unsigned gen = atomic_load(&maps.gen);
     int fresh = maps.valid && maps.read_gen == gen && !maps_dirty(lo, hi);
     int rc = fresh ? maps_cover(lo, hi, why) : -1;
-    /* Not found, or found unfit: read again (glibc's internal mprotect
-     * turns reserved PROT_NONE arena space writable behind our back). */
-    if (rc != 1) {
+    /* Not found, or found unfit: ask again (glibc's internal mprotect
+     * turns reserved PROT_NONE arena space writable behind our back). A
+     * table stale as a whole (a change not recorded) is read again whole,
+     * once; a range it does not vouch for is asked about alone where the
+     * kernel can answer. */
+    int whole_stale = !maps.valid || maps.read_gen != gen;
+    if (rc != 1)
+        rc = maps.query && !whole_stale ? map_query(lo, hi, why) : QUERY_CANNOT;
+    if (rc == QUERY_CANNOT) {
         maps.ndirty = 0;      /* under the lock: no change is recorded meanwhile */
         maps.valid = read_maps() == 0;
         maps.read_gen = gen;
         atomic_fetch_add(&maps.reads, 1);
+        atomic_fetch_add(&maps.whole_reads, 1);
         rc = maps.valid ? maps_cover(lo, hi, why) : -1;
     }
     pthread_mutex_unlock(&maps.lock);

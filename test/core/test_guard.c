@@ -1256,6 +1256,61 @@ static void test_memory_closed_by_guard(void **state)
     tnbc_guard_maps_changed(other, 2 * ps);
 }
 
+/* Linux 6.11 and later answer for one range (PROCMAP_QUERY): a buffer
+ * glibc mapped behind the wrappers' back (a fresh malloc of a large
+ * block) is asked about alone, not by reading the whole table, and the
+ * table keeps the answer. */
+static void test_maps_query_fresh_range(void **state)
+{
+    (void)state;
+    const char *why;
+    char *warm = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(warm != MAP_FAILED);
+    tnbc_guard_maps_changed(warm, ps);
+    assert_true(memory_ok(warm, ps, &why));
+    if (!tnbc_guard_maps_query()) {
+        munmap(warm, ps);
+        skip();      /* a kernel before 6.11: the whole table each time (other tests) */
+    }
+    unsigned reads = tnbc_guard_maps_reads(), whole = tnbc_guard_maps_whole_reads();
+    /* Not announced to the table, as glibc's own mmap of a large block. */
+    char *fresh = mmap(NULL, 64 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *shared = mmap(NULL, 4 * ps, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(fresh != MAP_FAILED && shared != MAP_FAILED);
+    assert_true(memory_ok(fresh + 100, 60 * ps, &why));
+    assert_int_equal(tnbc_guard_maps_reads(), reads + 1);
+    assert_true(memory_ok(fresh, 64 * ps, &why));             /* kept: not asked again */
+    assert_int_equal(tnbc_guard_maps_reads(), reads + 1);
+    assert_false(memory_ok(shared, 4 * ps, &why));            /* the same verdicts */
+    assert_non_null(strstr(why, "shared"));
+    /* Half of it replaced by a shared mapping, announced: asked again. */
+    assert_true(mmap(fresh + 32 * ps, 32 * ps, PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == fresh + 32 * ps);
+    tnbc_guard_maps_changed(fresh + 32 * ps, 32 * ps);
+    assert_true(memory_ok(fresh, 32 * ps, &why));
+    assert_false(memory_ok(fresh + 31 * ps, 2 * ps, &why));
+    assert_non_null(strstr(why, "shared"));
+    munmap(fresh, 64 * ps);
+    tnbc_guard_maps_changed(fresh, 64 * ps);
+    assert_false(memory_ok(fresh, ps, &why));                 /* gone */
+    assert_int_equal(tnbc_guard_maps_whole_reads(), whole);
+    munmap(shared, 4 * ps);
+    munmap(warm, ps);
+    tnbc_guard_maps_changed(warm, ps);
+}
+
+/* The same verdicts from the whole table, as on kernels before 6.11. */
+static void whole_table(void (*test)(void **), void **state)
+{
+    int was = tnbc_guard_maps_query();
+    tnbc_guard_maps_use_query(0);
+    test(state);
+    tnbc_guard_maps_use_query(was);
+}
+static void test_memory_kinds_whole(void **state) { whole_table(test_memory_kinds, state); }
+static void test_memory_closed_by_guard_whole(void **state) { whole_table(test_memory_closed_by_guard, state); }
+static void test_maps_cache_per_range_whole(void **state) { whole_table(test_maps_cache_per_range, state); }
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -1293,6 +1348,10 @@ int main(void)
         T(test_memory_huge_pages),
         T(test_memory_closed_by_guard),
         T(test_maps_cache_per_range),
+        T(test_maps_query_fresh_range),
+        T(test_memory_kinds_whole),
+        T(test_memory_closed_by_guard_whole),
+        T(test_maps_cache_per_range_whole),
     };
     char rearm[16];
 
