@@ -369,7 +369,9 @@ enum { QUERY_READ = 1, QUERY_WRITE = 2, QUERY_EXEC = 4, QUERY_SHARED = 8 };
  * (nothing mapped at `at`), or QUERY_CANNOT. */
 static int query_one(int fd, uintptr_t at, struct map_ent *e)
 {
-    char name[PATH_MAX], line[PATH_MAX + 128];
+    /* Small: a program may call collectives on a fiber's small stack. A
+     * longer name (ENAMETOOLONG) sends this check to the whole table. */
+    char name[1024], line[sizeof name + 128];
     struct procmap_query_abi q = { .size = sizeof q, .query_addr = at,
                                    .vma_name_addr = (uintptr_t)name, .vma_name_size = sizeof name };
     if (ioctl(fd, PROCMAP_QUERY_ABI, &q) != 0) {
