@@ -435,7 +435,7 @@ static void table_put(const struct map_ent *e)
 }
 
 /* maps_cover's answer for [lo, hi), from the kernel mapping by mapping:
- * a few microseconds where reading the whole table took 0.4-0.6 ms, which
+ * about 10 us where reading the whole table took 0.4-0.6 ms, which
  * every call on a freshly malloc'd buffer paid (glibc maps large blocks
  * behind the wrappers' back, so the table never holds them); the table
  * keeps the answers (table_put). Caller holds maps.lock and a table that
@@ -454,12 +454,9 @@ static int map_query(uintptr_t lo, uintptr_t hi, const char **why)
             break;
         table_put(&e);
         const char *unfit = ent_unfit(&e, at, e.hi < hi ? e.hi : hi);
-        if (unfit) {
+        if (unfit)
             *why = unfit;
-            rc = 0;
-        } else {
-            rc = 1;
-        }
+        rc = !unfit;
         at = e.hi;
     }
     close(fd);
