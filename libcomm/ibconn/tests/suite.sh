@@ -38,7 +38,9 @@ if [[ -n $why ]]; then
         bash libcomm/ibconn/tests/vm-suite.sh >"$log" 2>&1
     t_merge "$log" ibconn-vm $?
 else
-    scripts/vm/run -t "${TNBC_IBCONN_VM_TIMEOUT:-200}" -c 2 -m "${TNBC_VM_MEM:-1536}" \
+    # 450 s: the emulated guest slows several-fold on a loaded host (the
+    # DLMC suite's guest ran out of 200 s so, libcomm/dlmc/tests/dlmc.sh).
+    scripts/vm/run -t "${TNBC_IBCONN_VM_TIMEOUT:-450}" -c 2 -m "${TNBC_VM_MEM:-1536}" \
         -e BUILD="$B" libcomm/ibconn/tests/vm-suite.sh >"$log" 2>&1
     t_merge "$log" ibconn-vm $?
 fi
