@@ -43,7 +43,8 @@
 # send buffer), send_reuse.c (the send buffer written, read into, freed,
 # discarded and received into while sends may still read its pages),
 # tcp_progress.c (the program's MPI call writes out the call's pieces queued
-# on a TCP connection).
+# on a TCP connection), mixed_user.c (an ordinary program doing many of
+# these at once on sub-communicators).
 set -u
 cd "$(dirname "$0")/.."
 : "${BUILD:=build}"
@@ -154,6 +155,7 @@ declare -A expect=(
     [chain_pending]=early
     [send_reuse]=early
     [tcp_progress]=early
+    [mixed_user]="early;blocking:stack"
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -190,6 +192,7 @@ declare -A what=(
     [chain_pending]="a pending receive buffer sent on at once by the next Alltoall"
     [send_reuse]="the send buffer written, read(2) into, freed, discarded, received into, by two threads, right after the call"
     [tcp_progress]="over TCP, the program's own MPI_Sendrecv right after the call writes out the call's queued pieces"
+    [mixed_user]="an ordinary program: sub-communicators, malloc'd buffers at odd offsets, reader thread, qsort in place, pipe, realloc of pending buffers, 4 ranks"
 )
 # Cases whose tuned and forced runs are skipped (t_skip with the reason):
 # only plain and traced runs are compared.
@@ -199,10 +202,10 @@ order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map 
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault threads_comms
        hybrid_team thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
        p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct fiber_stack fd_reuse
-       signal_thread chain_pending send_reuse tcp_progress)
+       signal_thread chain_pending send_reuse tcp_progress mixed_user)
 # Ranks per case: 2, but where the case needs sources beyond the own one
 # and a second remote one (one landing while another is still in flight).
-declare -A np_of=([interleaved_types]=4)
+declare -A np_of=([interleaved_types]=4 [mixed_user]=4)
 # mpirun arguments per case: TCP between the two local ranks, where the
 # case is about MPI's TCP progress.
 declare -A args_of=([tcp_progress]="--mca btl self,tcp")
