@@ -219,6 +219,14 @@ static int read_huge_mounts(struct huge_mounts *m)
     return 0;
 }
 
+/* The hugetlbfs mounts, read with the first map (whole or by range) and
+ * kept. Caller holds maps.lock. */
+static void huge_mounts_once(void)
+{
+    if (!maps.mounts_read)
+        maps.mounts_read = read_huge_mounts(&maps.mounts) == 0;
+}
+
 /* Anonymous MAP_HUGETLB memory, or a file on a hugetlbfs mount. */
 static int path_is_huge(const char *path, const struct huge_mounts *m)
 {
@@ -290,8 +298,7 @@ static int read_maps(void)
     char *buf = read_proc_file("/proc/self/maps");
     if (!buf)
         return -1;
-    if (!maps.mounts_read)
-        maps.mounts_read = read_huge_mounts(&maps.mounts) == 0;
+    huge_mounts_once();
     maps.n = 0;
     for (char *line = buf; *line;) {
         char *nl = strchr(line, '\n');
@@ -445,8 +452,7 @@ static int map_query(uintptr_t lo, uintptr_t hi, const char **why)
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), rc = 1;
     if (fd < 0)
         return QUERY_CANNOT;
-    if (!maps.mounts_read)
-        maps.mounts_read = read_huge_mounts(&maps.mounts) == 0;
+    huge_mounts_once();
     for (uintptr_t at = lo; at < hi && rc == 1;) {
         struct map_ent e;
         rc = query_one(fd, at, &e);
