@@ -16,12 +16,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+/* h folded with tt_hash of the next n bytes at p. */
 static uint64_t hash(const void *p, size_t n, uint64_t h)
 {
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ c[i]) * 1099511628211ull;
-    return h;
+    return h * 1099511628211ull ^ tt_hash(p, n);
 }
 
 struct part { const double *v; long n; double sum; };
@@ -73,9 +71,8 @@ int main(int argc, char **argv)
     grp = MPI_COMM_NULL;
     if (rank % 2 == 0)
         MPI_Comm_create_group(MPI_COMM_WORLD, eg, 7, &grp);
-    int rn, rr;
+    int rn;
     MPI_Comm_size(row, &rn);
-    MPI_Comm_rank(row, &rr);
 
     MPI_Datatype rt, types[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR};
     int bl[3] = {1, 3, 12};
@@ -104,12 +101,11 @@ int main(int argc, char **argv)
 
         /* 2. alltoallv on world, blocks reversed in memory, some empty */
         int *sc = malloc(sizeof(int) * 4 * (size_t)np), *sd = sc + np, *rc = sd + np, *rd = rc + np;
-        long tot_s = 0, tot_r = 0;
+        long tot_s = 0;
         for (int p = 0; p < np; p++) {
             sc[p] = ((rank + p) % 3 == 0) ? 0 : (int)(n / 2 + p * 13);
             rc[p] = ((p + rank) % 3 == 0) ? 0 : (int)(n / 2 + rank * 13);
             tot_s += sc[p];
-            tot_r += rc[p];
         }
         long off = 0;
         for (int p = np - 1; p >= 0; p--) { sd[p] = (int)off; off += sc[p]; }
