@@ -58,7 +58,14 @@ $(TRACE_STEP_BIN): bench/trace/step_cost.c $(CORE_BASE_OBJS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDFLAGS) $(CORE_LIBS)
 
-ALL_TARGETS  += $(TRACE_BENCH_BIN) $(TRACE_STEP_BIN)
+# What checking unseen memory costs, per range and by the whole map.
+MAPS_QUERY_BIN := $(BUILD)/bench/trace/maps_query
+
+$(MAPS_QUERY_BIN): bench/trace/maps_query.c $(CORE_BASE_OBJS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDFLAGS) $(CORE_LIBS)
+
+ALL_TARGETS  += $(TRACE_BENCH_BIN) $(TRACE_STEP_BIN) $(MAPS_QUERY_BIN)
 BENCH_SUITES += trace
 
 .PHONY: bench-trace
