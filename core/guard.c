@@ -5,6 +5,7 @@
 #include "config.h"
 #include "cpu_relax.h"
 #include "futex.h"
+#include "guard_keys.h"
 
 #include <assert.h>
 #include <dlfcn.h>
@@ -150,6 +151,9 @@ static void raw_sigmask(int how, const sigset_t *set, sigset_t *old)
 /* Set while this thread runs our SIGSEGV/SIGTRAP handler, whose mask
  * blocks asynchronous signals already: no system calls needed then. */
 static __thread int in_handler;
+/* The interrupted context while in_handler: a keyed guard opens and closes
+ * pages in its saved rights (guard_keys.h). */
+static __thread void *handler_frame;
 
 /* The guard's lock is held across an mprotect (3-35 us) by the program's
  * threads (faults) and the progress thread (pages of landed pieces)
@@ -281,7 +285,11 @@ static int clip(const struct tnbc_guard *g, uintptr_t *a, uintptr_t *b)
 /* 0, or -1 when the kernel refused (see open_whole). */
 static int set_prot(struct tnbc_guard *g, uintptr_t a, uintptr_t b, int prot)
 {
-    return clip(g, &a, &b) ? raw_mprotect(a, b - a, prot) : 0;
+    if (!clip(g, &a, &b))
+        return 0;
+    if (g->keyed)
+        return tnbc_gkeys_set(g, a, b, prot == (PROT_READ | PROT_WRITE), in_handler ? handler_frame : NULL);
+    return raw_mprotect(a, b - a, prot);
 }
 
 static atomic_int open_errno;       /* the last refusal's, for open_whole's message */
@@ -322,6 +330,11 @@ static int open_range(struct tnbc_guard *g, uintptr_t a, uintptr_t b)
 {
     if (!clip(g, &a, &b))
         return 0;
+    /* Keyed: this thread's rights, no lock (the keys are fixed while the
+     * guard is armed), and no pre-touch (no page table changed; and the
+     * handler runs with the kernel's default rights, which deny them). */
+    if (g->keyed)
+        return set_prot(g, a, b, PROT_READ | PROT_WRITE);
     sigset_t mask = guard_lock(g);
     int rc = raw_mprotect(a, b - a, PROT_READ | PROT_WRITE);
     if (rc == 0 && (g->flags & GUARD_PRETOUCH) && in_handler) {
@@ -585,13 +598,17 @@ void tnbc_guard_fault_escape(sigjmp_buf *env) { fault_escape = env; }
  * opened); the range lookup decides whose page it is. */
 static int guard_fault(const siginfo_t *si)
 {
-    return si->si_code == SEGV_ACCERR || (si->si_code == SEGV_PKUERR && guard_pkey >= 0);
+    return si->si_code == SEGV_ACCERR ||
+           (si->si_code == SEGV_PKUERR && (guard_pkey >= 0 || tnbc_gkeys_any()));
 }
 
 static void on_segv(int sig, siginfo_t *si, void *ctx)
 {
     int saved = errno;
     uintptr_t addr = (uintptr_t)si->si_addr;
+    tnbc_gkeys_handler_enter();
+    if (tnbc_gkeys_selftest_fault(si, ctx))
+        return;
     if (fault_escape && si->si_code > 0)
         siglongjmp(*fault_escape, 1);
     if (guard_fault(si)) {
@@ -599,11 +616,20 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
         struct tnbc_range_obj *obj = tnbc_range_lookup(addr);
         if (obj) {
             in_handler++;
+            handler_frame = ctx;
             handle_fault((struct tnbc_guard *)obj, addr, ctx);
+            handler_frame = NULL;
             in_handler--;
             tnbc_range_unpin(obj);
             retry_addr = 0;
             tnbc_ticks_lost_since(entry, segv_ticks);
+            errno = saved;
+            return;
+        }
+        /* One of the trace's keys on a page no armed guard holds: a thread
+         * whose rights still deny it (a guard lifted by another thread; a
+         * signal handler, which runs with the kernel's default rights). */
+        if (si->si_code == SEGV_PKUERR && tnbc_gkeys_allow_in_frame(si->si_pkey, ctx) == 0) {
             errno = saved;
             return;
         }
@@ -618,12 +644,14 @@ static void on_segv(int sig, siginfo_t *si, void *ctx)
 
 static void on_trap(int sig, siginfo_t *si, void *ctx)
 {
+    tnbc_gkeys_handler_enter();
 #if HAVE_SINGLE_STEP
     if (npend > 0) {
         int saved = errno;
         uint64_t entry = tnbc_ticks();
         ucontext_t *uc = ctx;
         in_handler++;
+        handler_frame = ctx;
         for (int i = 0; i < npend; i++) {
             struct tnbc_guard *g = pend[i].g;
             uintptr_t page = pend[i].page;
@@ -637,6 +665,7 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
             tnbc_range_unpin(&g->obj);
         }
         npend = 0;
+        handler_frame = NULL;
         in_handler--;
         uc->uc_mcontext.gregs[REG_EFL] &= ~EFLAGS_TF;
         tnbc_ticks_lost_since(entry, trap_ticks);
@@ -1013,6 +1042,8 @@ long tnbc_guard_arm(struct tnbc_guard *g)
 
     tnbc_page_size();
     g->armed = 0;
+    g->keyed = 0;
+    g->page_key = NULL;
     int whole = tnbc_layout_whole_pages(l, &g->lo, &g->hi);
     g->order = NULL;
     g->open = NULL;
@@ -1055,7 +1086,10 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     atomic_store(&g->obj.pins, 0);
     if (tnbc_range_insert(g->lo, g->hi, &g->obj) != 0)
         goto fail;               /* overlaps a live guard */
-    if (protect_closed(g) != 0) {
+    if ((g->flags & GUARD_KEYS) && g->closed_prot == PROT_NONE && !g->interleaved && !g->landed &&
+        tnbc_gkeys_arm(g))
+        tnbc_gkeys_set(g, g->lo, g->hi, 0, NULL);    /* closed for this thread */
+    else if (protect_closed(g) != 0) {
         /* A failed mprotect may have closed part of the range: open it
          * again before anyone can fault on it with no guard to answer. */
         for (int tries = 0; raw_mprotect(g->lo, g->hi - g->lo, PROT_READ | PROT_WRITE) != 0; tries++)
@@ -1084,6 +1118,7 @@ void tnbc_guard_disarm(struct tnbc_guard *g, enum tnbc_release_reason why)
     if (open_range(g, g->lo, g->hi) != 0)
         open_whole(g, tick);
     tnbc_range_remove(&g->obj);
+    tnbc_gkeys_disarm(g);
     atomic_fetch_add(&disarms, 1);
     g->armed = 0;
     atomic_fetch_sub(&armed_guards, 1);

@@ -78,6 +78,10 @@ enum tnbc_sub_cover {
  * would otherwise undo it. Not for guards the program's own thread lifts
  * later (the trace's). */
 #define GUARD_OWNER_LIFTS 8u
+/* Close with memory protection keys where they work and the layout allows
+ * (the trace's receive side; guard_keys.h): the arming thread's first
+ * touches fault without an mprotect per arm, opening and lift. */
+#define GUARD_KEYS 16u
 
 /* closed_prot for pages left readable and writable but given the memory
  * protection key of tnbc_guard_use_pkey: every thread whose key rights
@@ -135,6 +139,12 @@ struct tnbc_guard {
     atomic_ullong refill_ticks;        /* GUARD_PRETOUCH's reads: observer time measured,
                                           not estimated (fidelity.refill_ns) */
     int armed;
+    /* GUARD_KEYS granted (guard_keys.h): each protected page's key (0: a
+     * page no sub-message meets, never closed), and the rights bits of
+     * them all. */
+    int keyed;
+    unsigned char *page_key;
+    uint32_t key_bits;
     struct tnbc_guard *next_active;
 };
 

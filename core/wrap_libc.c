@@ -9,6 +9,7 @@
  * guarded memory; thread creation registers each thread's stack, which is
  * never guarded (guard.h). */
 #include "altstack.h"
+#include "guard_keys.h"
 #include "intercept.h"
 
 #include <dirent.h>
@@ -205,6 +206,7 @@ int munmap(void *addr, size_t len)
     REAL(munmap);
     if (tnbc_guard_active())   /* or the lift may open a later mapping there */
         tnbc_guard_release_range_lifted(addr, len, TNBC_REL_FREE);
+    tnbc_gkeys_released(addr, len, 1);
     int rc = real_munmap(addr, len);
     tnbc_guard_maps_changed(addr, len);
     return rc;
@@ -221,6 +223,7 @@ int mprotect(void *addr, size_t len, int prot)
     REAL(mprotect);
     if (tnbc_guard_active())   /* or the lift would undo it */
         tnbc_guard_release_range_lifted(addr, len, TNBC_REL_IO);
+    tnbc_gkeys_released(addr, len, 0);
     int rc = real_mprotect(addr, len, prot);
     tnbc_guard_maps_changed(addr, len);     /* writable or not */
     return rc;
@@ -231,6 +234,8 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
     REAL(mmap);
     if ((flags & MAP_FIXED) && tnbc_guard_active())
         tnbc_guard_release_range_lifted(addr, len, TNBC_REL_FREE);
+    if (flags & MAP_FIXED)
+        tnbc_gkeys_released(addr, len, 1);
     void *p = real_mmap(addr, len, prot, flags, fd, off);
     /* A failed MAP_FIXED may have unmapped what was at addr. */
     tnbc_guard_maps_changed(p != MAP_FAILED ? p : addr, len);
@@ -290,6 +295,9 @@ void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
         if (to)
             tnbc_guard_release_range(to, new_len, TNBC_REL_FREE);
     }
+    tnbc_gkeys_released(old, old_len, 0);     /* the pages move with their keys */
+    if (to)
+        tnbc_gkeys_released(to, new_len, 1);
     void *p = real_mremap(old, old_len, new_len, flags, to);
     if (p == MAP_FAILED && errno == EFAULT)
         p = mremap_split(old, old_len, new_len, flags);
@@ -357,6 +365,7 @@ static void *start_thread(void *p)
     }
     tnbc_guard_stack_add((uintptr_t)lo, (uintptr_t)lo + size);
     tnbc_altstack_add();
+    tnbc_gkeys_thread_start();
     void *ret;
     pthread_cleanup_push(forget_stack, lo);
     ret = ts.fn(ts.arg);
@@ -413,6 +422,8 @@ static void release_block(void *p)
 {
     if (p && tnbc_guard_active() && next_alloc.usable)
         tnbc_guard_release_range(p, next_alloc.usable(p), TNBC_REL_FREE);
+    if (p && next_alloc.usable && tnbc_gkeys_kept())
+        tnbc_gkeys_released(p, next_alloc.usable(p), 0);
 }
 
 void free(void *p)

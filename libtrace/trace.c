@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "config.h"
 #include "event_ring.h"
+#include "guard_keys.h"
 #include "intercept.h"
 #include "runinfo.h"
 #include "tracedb.h"
@@ -72,6 +73,10 @@ static struct {
 
 int tnbc_mode_thread_level(int required) { return required; }
 
+/* Before any thread exists (MPI_Init starts some), so that every thread
+ * allows the keys the trace closes pages with (guard_keys.h). */
+__attribute__((constructor)) static void take_keys(void) { tnbc_gkeys_reserve(); }
+
 int tnbc_mode_init(int provided)
 {
     struct tnbc_run_info info;
@@ -111,6 +116,8 @@ int tnbc_mode_init(int provided)
     tnbc_db_meta(T.db, "chunks", v);
     snprintf(v, sizeof v, "%ld", T.max_calls);
     tnbc_db_meta(T.db, "trace_max_calls", v);
+    /* How receive pages were closed (docs/trace.md, "Cost"). */
+    tnbc_db_meta(T.db, "trace_guard", tnbc_gkeys_usable() ? "keys" : "mprotect");
     tnbc_db_commit(T.db);
     T.on = 1;
     return 1;
@@ -348,6 +355,8 @@ static void arm(struct traced_call *tc, int side, struct site_stats *st)
     g->layout = side == RECV ? &tc->layout.recv : &tc->layout.send;
     g->closed_prot = side == RECV ? PROT_NONE : PROT_READ;
     g->flags = GUARD_PRETOUCH;      /* the program's reads keep their pace */
+    if (side == RECV)
+        g->flags |= GUARD_KEYS;     /* where keys work: no mprotect per call */
     if (st->stepped >= T.step_calls)
         g->flags |= GUARD_NO_STEP;
     g->hook = on_guard_event;
@@ -444,7 +453,9 @@ int tnbc_mode_collective(const struct tnbc_args *a, void *caller)
          * unguarded (a gatherv whose root reads one block: 4 of 8 traced
          * calls, and the analyzer took them for calls never read). */
         retire_open_calls();
-    } else if (tnbc_guard_active()) {
+    }
+    tnbc_gkeys_collective();    /* keys past the traced calls go (guard_keys.h) */
+    if (!tc && tnbc_guard_active()) {
         struct tnbc_call_layout l;
         if (tnbc_layout_build(a, 1, &l, &why) == 0) {
             tnbc_guard_release_layout(&l, TNBC_REL_REUSE);
@@ -489,6 +500,7 @@ void tnbc_mode_finalize(void)
         tnbc_guard_disarm(&tc->guard[RECV], TNBC_REL_FINALIZE);
         tnbc_guard_disarm(&tc->guard[SEND], TNBC_REL_FINALIZE);
     }
+    tnbc_gkeys_forget_all();
     for (int i = 0; i < T.stats.nrows; i++) {
         struct site_stats *s = (struct site_stats *)T.stats.rows + i;
         s->dirty = s->site != NULL;

@@ -13,7 +13,7 @@ set -u
 cd "$(dirname "$0")/.."
 source test/lib.sh
 B=${BUILD:-build}
-UNITS=(range_index guard collective config altstack)
+UNITS=(range_index guard guard_keys collective config altstack)
 TSAN_UNITS=(range_index guard)
 
 # cmocka_run BIN: t_cmocka (which counts cmocka's "# SKIP" lines as
