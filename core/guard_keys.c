@@ -181,14 +181,6 @@ void tnbc_gkeys_handler_enter(void)
 #endif
 }
 
-void tnbc_gkeys_thread_start(void)
-{
-#if HAVE_KEYS
-    uint32_t mask = atomic_load(&pool_mask);
-    if (mask)       /* not the rights its creator had at that moment */
-        wrpkru(rdpkru() & ~rights_bits(mask));
-#endif
-}
 
 int tnbc_gkeys_allow_in_frame(int pkey, void *uc)
 {
@@ -276,6 +268,41 @@ int tnbc_gkeys_usable(void)
     }
     pthread_mutex_unlock(&lock);
     return usable;
+}
+
+/* ---- the program's threads ------------------------------------------------- */
+
+static atomic_int init_phase;          /* tnbc_gkeys_mpi_init */
+static atomic_int program_threads;     /* sticky: the program started one */
+static atomic_long arms_keyed, arms_mprotect;
+
+void tnbc_gkeys_mpi_init(int inside)
+{
+    atomic_store(&init_phase, inside ? 1 : 2);
+}
+
+static void forget_for_threads(void);
+
+void tnbc_gkeys_thread_created(void)
+{
+    if (atomic_load(&init_phase) == 1)     /* MPI's own, started in MPI_Init */
+        return;
+    if (!atomic_exchange(&program_threads, 1) && atomic_load(&pool_mask))
+        forget_for_threads();
+}
+
+const char *tnbc_gkeys_summary(void)
+{
+    long k = atomic_load(&arms_keyed), m = atomic_load(&arms_mprotect);
+    if (!atomic_load(&pool_mask) || !tnbc_gkeys_usable())
+        return "mprotect (no protection keys here)";
+    if (!k)
+        return atomic_load(&program_threads) ? "mprotect (the program runs threads of its own)"
+                                              : "mprotect";
+    if (!m)
+        return "keys";
+    return atomic_load(&program_threads) ? "keys, then mprotect (the program started a thread)"
+                                         : "keys, and mprotect where keys did not fit";
 }
 
 /* ---- planning a guard's keys ------------------------------------------------ */
@@ -506,8 +533,10 @@ int tnbc_gkeys_arm(struct tnbc_guard *g)
     g->keyed = 0;
     g->key_bits = 0;
     g->page_key = NULL;
-    if (!tnbc_gkeys_usable() || npages == 0)
+    if (!tnbc_gkeys_usable() || npages == 0 || atomic_load(&program_threads)) {
+        atomic_fetch_add(&arms_mprotect, 1);
         return 0;
+    }
     int *own = page_owners(g, npages);
     g->page_key = malloc(npages);
     int units = own && g->page_key ? plan_units(own, npages, g->page_key, npool) : -1;
@@ -524,8 +553,10 @@ int tnbc_gkeys_arm(struct tnbc_guard *g)
     if (keys && apply_keys(g, keys, npages) == 0) {
         g->key_bits = rights_bits(keys);
         g->keyed = 1;
+        atomic_fetch_add(&arms_keyed, 1);
         return 1;
     }
+    atomic_fetch_add(&arms_mprotect, 1);
     if (keys) {
         z.n = 0;
         pthread_mutex_lock(&lock);
@@ -587,6 +618,23 @@ void tnbc_gkeys_collective(void)
             drop_range(i, &z, 0, 0);
         else
             i++;
+    pthread_mutex_unlock(&lock);
+    do_resets(&z);
+}
+
+/* A thread of the program's: kept ranges lose their keys now, live ones
+ * at their lift (it inherited its creator's rights, which may deny
+ * them). */
+static void forget_for_threads(void)
+{
+    struct resets z = { .n = 0 };
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nranges;)
+        if (ranges[i].live) {
+            ranges[i++].doomed = 1;
+        } else {
+            drop_range(i, &z, 0, 0);
+        }
     pthread_mutex_unlock(&lock);
     do_resets(&z);
 }

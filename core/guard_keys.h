@@ -18,13 +18,14 @@
  *    as it is (0.5 us a unit, measured), and a mapping the program freed
  *    and mapped again since the last call gets its keys back: keys are
  *    never assumed to have survived.
- *  - Only the arming thread's rights deny the keys. Other threads of the
- *    process do not fault: their first touches go unseen (the trace says
- *    so in docs/trace.md; TNBC_TRACE_KEYS=0 closes with mprotect for all
- *    threads). A thread whose rights still deny a key that no armed guard
- *    holds (a guard lifted by another thread; a signal handler, which runs
- *    with the kernel's default rights) is let through by the fault handler
- *    (tnbc_gkeys_allow_in_frame).
+ *  - Only the arming thread's rights deny the keys: another thread would
+ *    read without a fault, and its first touches would go unseen. So keys
+ *    are used only while the program has started no thread of its own
+ *    (threads MPI starts inside MPI_Init are MPI's); from its first, the
+ *    trace closes with mprotect, which every thread sees. A thread whose
+ *    rights still deny a key that no armed guard holds (a signal handler,
+ *    which runs with the kernel's default rights) is let through by the
+ *    fault handler (tnbc_gkeys_allow_in_frame).
  *  - Keys stay on the pages after the guard is lifted (the next call on the
  *    same buffer needs no change of the mappings); a range whose keys a new
  *    guard needs is given key 0 back first.
@@ -49,9 +50,15 @@
 void tnbc_gkeys_reserve(void);
 /* Whether any key was taken. */
 int tnbc_gkeys_any(void);
-/* A new thread allows all the keys, whatever its creator's rights were
- * while a guard was armed (wrap_libc.c's thread start). */
-void tnbc_gkeys_thread_start(void);
+/* Around PMPI_Init (inside: 1 before it, 0 after): threads started then
+ * are MPI's. */
+void tnbc_gkeys_mpi_init(int inside);
+/* The thread-creation wrapper, in the creating thread: a thread of the
+ * program's ends the use of keys (kept ranges lose theirs at once, live
+ * ones at their lift: the new thread inherits its creator's rights). */
+void tnbc_gkeys_thread_created(void);
+/* How this process's trace guards closed pages, in words (meta row). */
+const char *tnbc_gkeys_summary(void);
 
 /* First thing in our signal handlers: the kernel runs a handler with its
  * default rights, which deny every key but 0, and memory the program

@@ -3,6 +3,7 @@
  * the collective dispatcher and typed release. */
 #include "intercept.h"
 #include "config.h"
+#include "guard_keys.h"
 
 #include <stdatomic.h>
 
@@ -24,7 +25,9 @@ int tnbc_init(int *argc, char ***argv, int required, int *provided)
     int level = is_disabled() ? required : tnbc_mode_thread_level(required);
     int got = MPI_THREAD_SINGLE, rank = -1, rc;
 
+    tnbc_gkeys_mpi_init(1);          /* threads started now are MPI's */
     rc = PMPI_Init_thread(argc, argv, level, &got);
+    tnbc_gkeys_mpi_init(0);
     /* The program sees the level it would have got without us: a mode
      * that asked for more (replay's MPI_THREAD_MULTIPLE) does not change
      * what the program may assume, nor what MPI_Query_thread says. */

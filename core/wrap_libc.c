@@ -365,7 +365,6 @@ static void *start_thread(void *p)
     }
     tnbc_guard_stack_add((uintptr_t)lo, (uintptr_t)lo + size);
     tnbc_altstack_add();
-    tnbc_gkeys_thread_start();
     void *ret;
     pthread_cleanup_push(forget_stack, lo);
     ret = ts.fn(ts.arg);
@@ -376,6 +375,7 @@ static void *start_thread(void *p)
 int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
     REAL(pthread_create);
+    tnbc_gkeys_thread_created();
     struct thread_start *ts = malloc(sizeof *ts);
     if (!ts)
         return real_pthread_create(t, attr, fn, arg);   /* cannot happen in practice */

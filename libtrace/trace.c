@@ -116,8 +116,6 @@ int tnbc_mode_init(int provided)
     tnbc_db_meta(T.db, "chunks", v);
     snprintf(v, sizeof v, "%ld", T.max_calls);
     tnbc_db_meta(T.db, "trace_max_calls", v);
-    /* How receive pages were closed (docs/trace.md, "Cost"). */
-    tnbc_db_meta(T.db, "trace_guard", tnbc_gkeys_usable() ? "keys" : "mprotect");
     tnbc_db_commit(T.db);
     T.on = 1;
     return 1;
@@ -507,6 +505,8 @@ void tnbc_mode_finalize(void)
     }
     flush(1, 1);
     tnbc_db_begin(T.db);
+    /* How receive pages were closed (docs/trace.md, "Cost"). */
+    tnbc_db_meta(T.db, "trace_guard", tnbc_gkeys_summary());
     tnbc_db_run_finished(T.db, T.rank);
     tnbc_db_commit(T.db);
     tnbc_db_close(T.db);
