@@ -16,7 +16,7 @@ traced() {
     local name=$1 np=$2; shift 2
     rm -rf "$W/$name.d" "$W/$name.db"
     local pass=() v
-    for v in TNBC_TRACE_MAX_CALLS TNBC_CHUNKS TNBC_TRACE_SEND TNBC_TRACE_STEP_CALLS; do [[ -n "${!v:-}" ]] && pass+=(-x "$v"); done
+    for v in TNBC_TRACE_MAX_CALLS TNBC_CHUNKS TNBC_TRACE_SEND TNBC_TRACE_STEP_CALLS TNBC_TRACE_KEYS; do [[ -n "${!v:-}" ]] && pass+=(-x "$v"); done
     t_mpirun "$np" -x LD_PRELOAD="$LIB" -x TNBC_TRACE_DIR="$W/$name.d" "${pass[@]}" "$@" &&
         "$B/bin/tnbc-merge" "$W/$name.db" "$W/$name.d"
 }
@@ -180,6 +180,42 @@ check_no_send_guard() {
         [[ $(q "$W/ns.db" "SELECT count(*) FROM touch WHERE side = 'send'") == 0 ]]
 }
 
+# How the receive pages were closed, as the trace recorded it (meta).
+guard_way() { q "$1" "SELECT DISTINCT value FROM meta WHERE key = 'trace_guard'"; }
+NO_KEYS="mprotect (no protection keys here)"
+
+# Protection keys (the default where the CPU and kernel have them) and
+# mprotect (TNBC_TRACE_KEYS=0) see the same first touches, in blocks not
+# page-aligned; the trace says which it used.
+check_keys_and_mprotect() {
+    traced ky 4 "$P/access_order" alltoall 5000 3,1,0,2 2 100 || return 1
+    TNBC_TRACE_KEYS=0 traced mp 4 "$P/access_order" alltoall 5000 3,1,0,2 2 100 || return 1
+    local k m; k=$(guard_way "$W/ky.db"); m=$(guard_way "$W/mp.db")
+    [[ ( "$k" == keys || "$k" == "$NO_KEYS" ) && "$m" == "$NO_KEYS" ]] ||
+        { echo "guard: default '$k', TNBC_TRACE_KEYS=0 '$m'"; return 1; }
+    [[ "$(orders "$W/ky.db" alltoall)" == "$(orders "$W/mp.db" alltoall)" &&
+       $(orders "$W/ky.db" alltoall | grep -c '3,1,0,2') == 8 ]] ||
+        { echo "keys:"; orders "$W/ky.db" alltoall; echo "mprotect:"; orders "$W/mp.db" alltoall; return 1; }
+}
+
+# Keys deny only the arming thread: a program that hands the received data
+# to threads it starts after each call ends their use (its first call's
+# threads inherit the denial and are seen), and every traced call has
+# touches; the results are the plain run's.
+check_threads_end_keys() {
+    traced th 2 "$B/bench/ordinary" --iters 6 --head 3 --block 65536 --threads 2 > "$W/th.out" || return 1
+    local plain way; plain=$(t_mpirun 2 "$B/bench/ordinary" --iters 6 --head 3 --block 65536 --threads 2 |
+                                 sed -n 's/.*checksum=//p')
+    [[ -n "$plain" && "$plain" == "$(sed -n 's/.*checksum=//p' "$W/th.out")" ]] ||
+        { echo "checksum: plain $plain"; cat "$W/th.out"; return 1; }
+    way=$(guard_way "$W/th.db")
+    [[ "$way" == "keys, then mprotect (the program started a thread)" || "$way" == "$NO_KEYS" ]] ||
+        { echo "guard: '$way'"; return 1; }
+    local untouched; untouched=$(q "$W/th.db" "SELECT count(*) FROM call c WHERE c.op = 'alltoall' AND
+        NOT EXISTS (SELECT 1 FROM touch t WHERE t.call_id = c.call_id AND t.ord IS NOT NULL)")
+    [[ $untouched == 0 ]] || { echo "$untouched traced alltoall calls without a touch"; return 1; }
+}
+
 # Call sites are stable across runs (ASLR) and distinct per call.
 check_site_stable() {
     [[ -f "$W/a2a.db" && -f "$W/rev.db" ]] || return 1
@@ -236,6 +272,8 @@ t_run "Fortran (use mpi) MPI_ALLTOALL" check_fortran
 t_run "only the first K calls traced" check_max_calls
 t_run "send buffers unguarded by default" check_no_send_guard
 t_run "call-site ids stable across runs" check_site_stable
+t_run "protection keys and mprotect see the same touches" check_keys_and_mprotect
+t_run "the program's threads end the use of keys, and are seen" check_threads_end_keys
 t_run "killed run keeps what was traced" check_killed_run
 t_run "real crash still crashes" check_real_crash
 t_run "bad environment values" check_bad_env
