@@ -8,10 +8,14 @@
 # alike. Prints one line per run:
 #   block aligned cycle_traced cycle_plain ratio RCRC rate_plain RCRC/rate confidence
 # Usage: bench/ordinary-trace.sh [NP] [REPS] [BLOCKS...]   (BUILD=build)
+#   HEAD=K traces K calls (TNBC_TRACE_MAX_CALLS, --head; default 8) of
+#   3K+16 iterations (at least 40; 20 from 1 MiB with K=8): more traced
+#   calls make the traced median steadier.
 set -u
 BUILD=${BUILD:-build}
 NP=${1:-4}; REPS=${2:-3}; shift 2 2>/dev/null
 BLOCKS=${*:-16384 65536 262144 1048576 4194304}
+HEAD=${HEAD:-8}
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPI=(mpirun -np "$NP" --oversubscribe --mca mpi_yield_when_idle 1)
@@ -21,8 +25,10 @@ for rep in $(seq "$REPS"); do
   for b in $BLOCKS; do
     for al in "" --aligned; do
       iters=$(( b >= 1048576 ? 20 : 40 ))
-      out=$(timeout 300 scripts/tnbc trace -o "$W/t.db" -- "${MPI[@]}" "$BUILD/bench/ordinary" \
-            --block "$b" --iters "$iters" $al 2>&1 | grep '^ORDINARY') || { echo "run failed: $b $al"; continue; }
+      (( HEAD != 8 )) && iters=$(( 3 * HEAD + 16 > 40 ? 3 * HEAD + 16 : 40 ))
+      out=$(TNBC_TRACE_MAX_CALLS=$HEAD timeout 300 scripts/tnbc trace -o "$W/t.db" -- "${MPI[@]}" \
+            "$BUILD/bench/ordinary" --block "$b" --iters "$iters" --head "$HEAD" $al 2>&1 |
+            grep '^ORDINARY') || { echo "run failed: $b $al"; continue; }
       timeout 120 scripts/tnbc analyze "$W/t.db" -o "$W/t.prof" > "$W/an.txt" 2>&1 || { echo "analyze failed"; continue; }
       line=$(grep -A12 ' alltoall$' "$W/t.prof")
       rcrc=$(sed -n 's/.* rcrc \([^ ]*\) .*/\1/p' <<< "$line")
