@@ -28,6 +28,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "proc_maps.h"
+
 #define REARM_MAX 20          /* TNBC_TRACE_REARM_MAX for this process */
 #define MAX_EVENTS 256
 
@@ -213,22 +215,6 @@ static char *guarded_pages(size_t pages, int nsub, size_t each, int prot, unsign
     return b;
 }
 
-/* Protection of the page holding addr, from /proc/self/maps (-1: unmapped). */
-static int prot_at(const void *addr)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[512], perms[8];
-    unsigned long lo, hi, a = (unsigned long)addr;
-    int prot = -1;
-    assert_non_null(f);
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3 && lo <= a && a < hi) {
-            prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0);
-            break;
-        }
-    fclose(f);
-    return prot;
-}
 
 #define RW (PROT_READ | PROT_WRITE)
 

@@ -27,6 +27,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "proc_maps.h"
+
 #define MAX_EVENTS 64
 
 struct event { int sub, ev; };
@@ -86,40 +88,7 @@ static void arm_layout(size_t skip, int n, size_t each, unsigned flags)
     assert_true(tnbc_guard_arm(&F.g) > 0);
 }
 
-/* Protection of the page holding addr, from /proc/self/maps. */
-static int prot_at(const void *addr)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[512], perms[8];
-    unsigned long lo, hi, a = (unsigned long)addr;
-    int prot = -1;
-    assert_non_null(f);
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3 && lo <= a && a < hi) {
-            prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0);
-            break;
-        }
-    fclose(f);
-    return prot;
-}
 
-/* The protection key of the mapping holding addr, from /proc/self/smaps. */
-static int key_at(const void *addr)
-{
-    FILE *f = fopen("/proc/self/smaps", "r");
-    char line[512];
-    unsigned long lo, hi, a = (unsigned long)addr;
-    int in = 0, key = -1;
-    assert_non_null(f);
-    while (fgets(line, sizeof line, f)) {
-        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
-            in = lo <= a && a < hi;
-        else if (in && sscanf(line, "ProtectionKey: %d", &key) == 1)
-            break;
-    }
-    fclose(f);
-    return key;
-}
 
 #define RW (PROT_READ | PROT_WRITE)
 
