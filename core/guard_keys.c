@@ -47,6 +47,7 @@
 
 static int pool[MAX_KEYS];             /* keys we were given, ascending */
 static int npool;
+static long keys_wanted = -1;          /* TNBC_TRACE_KEYS as read */
 static atomic_uint pool_mask;          /* bit k: key k is ours */
 
 struct keyed_range {
@@ -138,6 +139,7 @@ void tnbc_gkeys_reserve(void)
 #if HAVE_KEYS
     long want = tnbc_env_long("TNBC_TRACE_KEYS", KEYS_DEFAULT, 0, MAX_KEYS - 1);
     uint32_t mask = 0;
+    keys_wanted = want;
     while (npool < want) {
         /* Rights 0: this thread, and every thread it starts from now on,
          * may access pages with the key. */
@@ -294,6 +296,8 @@ void tnbc_gkeys_thread_created(void)
 const char *tnbc_gkeys_summary(void)
 {
     long k = atomic_load(&arms_keyed), m = atomic_load(&arms_mprotect);
+    if (keys_wanted == 0)
+        return "mprotect (TNBC_TRACE_KEYS=0)";
     if (!atomic_load(&pool_mask) || !tnbc_gkeys_usable())
         return "mprotect (no protection keys here)";
     if (!k)
