@@ -16,7 +16,7 @@ ALL_TARGETS  += $(TRACE_TEST_PROGS)
 CHECK_SUITES += trace
 
 .PHONY: check-trace
-check-trace: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN)
+check-trace: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(BUILD)/bench/ordinary
 	@BUILD=$(BUILD) test/trace.sh
 
 REPLAY_TEST_PROGS := $(BUILD)/test/replay/integrity $(BUILD)/test/replay/irecv_spy.so $(BUILD)/test/replay/auto_user $(BUILD)/test/replay/auto_phases $(BUILD)/test/replay/auto_between
@@ -126,7 +126,7 @@ check-trace-mpich check-replay-mpich check-analyzer-mpich: check-%-mpich:
 	fi
 
 # Expanded in the MPI=mpich sub-make, so under build-mpich/.
-mpich-deps-trace: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN)
+mpich-deps-trace: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(BUILD)/bench/ordinary
 mpich-deps-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(REPLAY_CHECK_PROGS) $(TRACE_TEST_PROGS) \
                    $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
 mpich-deps-analyzer: $(ANALYZER_BIN) $(BUILD)/lib/libtnbc-trace.so $(BUILD)/bin/tnbc-merge \
