@@ -248,10 +248,11 @@ check_real_crash() {
 # A bad setting gives one clear line and the default; the program is unaffected.
 check_bad_env() {
     local out
-    out=$(TNBC_TRACE_MAX_CALLS=lots TNBC_CHUNKS=0 traced env 2 "$P/access_order" alltoall 4096 forward 1 2>&1) ||
+    out=$(TNBC_TRACE_MAX_CALLS=lots TNBC_CHUNKS=0 TNBC_TRACE_KEYS=99 traced env 2 "$P/access_order" alltoall 4096 forward 1 2>&1) ||
         { echo "$out"; return 1; }
     echo "$out" | grep -q 'TNBC_TRACE_MAX_CALLS="lots" is not a whole number' &&
-        echo "$out" | grep -q 'TNBC_CHUNKS="0" is not a whole number in \[1, 64\]' ||
+        echo "$out" | grep -q 'TNBC_CHUNKS="0" is not a whole number in \[1, 64\]' &&
+        echo "$out" | grep -q 'TNBC_TRACE_KEYS="99" is not a whole number in \[0, 15\]' ||
         { echo "$out"; return 1; }
 }
 
