@@ -22,7 +22,12 @@
  * real crashes still crash with their usual report.
  *
  * tnbc_guard_release_range lifts guards before memory is handed to the kernel
- * or to MPI (which would otherwise see EFAULT instead of a fault). */
+ * or to MPI (which would otherwise see EFAULT instead of a fault).
+ *
+ * The trace's receive side may close pages with memory protection keys
+ * instead of PROT_NONE (GUARD_KEYS, guard_keys.h): the same states and
+ * events, with the calling thread's rights in place of the mprotect calls
+ * at arm, first touch and lift. */
 #ifndef TNBC_GUARD_H
 #define TNBC_GUARD_H
 
