@@ -49,6 +49,9 @@ static int pool[MAX_KEYS];             /* keys we were given, ascending */
 static int npool;
 static long keys_wanted = -1;          /* TNBC_TRACE_KEYS as read */
 static atomic_uint pool_mask;          /* bit k: key k is ours */
+#if HAVE_KEYS
+static atomic_uint pool_rights;        /* their rights bits (rights_bits) */
+#endif
 
 struct keyed_range {
     uintptr_t lo, hi;
@@ -130,9 +133,29 @@ static uint32_t *frame_pkru(void *ucv)
     }
     return (uint32_t *)(void *)(fp + pkru_offset);
 }
+
+/* Allows (open) or denies access to the keys whose rights bits are `bits`
+ * in the frame's saved rights; 0, or -1 when the frame has none. */
+static int frame_change(void *uc, uint32_t bits, int open)
+{
+    uint32_t *pkru = frame_pkru(uc);
+    if (!pkru)
+        return -1;
+    *pkru = open ? *pkru & ~bits : *pkru | (bits & 0x55555555u);
+    return 0;
+}
 #endif
 
 /* ---- the pool, taken before any thread exists ---------------------------- */
+
+static uint32_t rights_bits(uint32_t keys)
+{
+    uint32_t bits = 0;
+    for (int k = 1; k < MAX_KEYS; k++)
+        if (keys >> k & 1)
+            bits |= BOTH_BITS(k);
+    return bits;
+}
 
 void tnbc_gkeys_reserve(void)
 {
@@ -150,6 +173,7 @@ void tnbc_gkeys_reserve(void)
         mask |= 1u << k;
     }
     atomic_store(&pool_mask, mask);
+    atomic_store(&pool_rights, rights_bits(mask));
     if (npool)
         find_pkru_offset();
 #endif
@@ -165,21 +189,12 @@ int tnbc_gkeys_any(void)
     return atomic_load(&pool_mask) != 0;
 }
 
-static uint32_t rights_bits(uint32_t keys)
-{
-    uint32_t bits = 0;
-    for (int k = 1; k < MAX_KEYS; k++)
-        if (keys >> k & 1)
-            bits |= BOTH_BITS(k);
-    return bits;
-}
-
 void tnbc_gkeys_handler_enter(void)
 {
 #if HAVE_KEYS
-    uint32_t mask = atomic_load(&pool_mask);
-    if (mask)
-        wrpkru(rdpkru() & ~rights_bits(mask));
+    uint32_t rights = atomic_load(&pool_rights);
+    if (rights)
+        wrpkru(rdpkru() & ~rights);
 #endif
 }
 
@@ -187,11 +202,8 @@ void tnbc_gkeys_handler_enter(void)
 int tnbc_gkeys_allow_in_frame(int pkey, void *uc)
 {
 #if HAVE_KEYS
-    uint32_t *pkru = tnbc_gkeys_ours(pkey) ? frame_pkru(uc) : NULL;
-    if (pkru) {
-        *pkru &= ~BOTH_BITS(pkey);
-        return 0;
-    }
+    if (tnbc_gkeys_ours(pkey))
+        return frame_change(uc, BOTH_BITS(pkey), 1);
 #else
     (void)pkey; (void)uc;
 #endif
@@ -212,12 +224,9 @@ int tnbc_gkeys_selftest_fault(const siginfo_t *si, void *uc)
     if (!selftest_phase || si->si_code != SEGV_PKUERR)
         return 0;
     if (selftest_phase == 1) {
-        uint32_t *pkru = frame_pkru(uc);
         selftest_phase = 2;
-        if (pkru) {
-            *pkru &= ~BOTH_BITS(selftest_key);
+        if (frame_change(uc, BOTH_BITS(selftest_key), 1) == 0)
             return 1;
-        }
     }
     siglongjmp(*selftest_env, 1);    /* the edit did not take: keys unusable */
 #else
@@ -393,15 +402,31 @@ static void do_resets(const struct resets *z)
 
 static atomic_int kept;        /* nranges, for the wrappers' quick test */
 
+/* Takes range i off the list (the last moves into its place). */
+static void unlist(int i)
+{
+    assert(!ranges[i].live);
+    ranges[i] = ranges[--nranges];
+    atomic_store(&kept, nranges);
+}
+
 /* Drops range i, its pages but [keep_lo, keep_hi) to be given key 0. */
 static void drop_range(int i, struct resets *z, uintptr_t keep_lo, uintptr_t keep_hi)
 {
     struct keyed_range *r = &ranges[i];
-    assert(!r->live);
     add_reset(z, r->lo, r->hi < keep_lo ? r->hi : keep_lo, 1);
     add_reset(z, r->lo > keep_hi ? r->lo : keep_hi, r->hi, 1);
-    ranges[i] = ranges[--nranges];
-    atomic_store(&kept, nranges);
+    unlist(i);
+}
+
+/* The least recently armed kept range but `except`, or -1. */
+static int oldest_kept(int except)
+{
+    int oldest = -1;
+    for (int i = 0; i < nranges; i++)
+        if (i != except && !ranges[i].live && (oldest < 0 || ranges[i].used < ranges[oldest].used))
+            oldest = i;
+    return oldest;
 }
 
 static uint32_t keys_held(int except)
@@ -428,10 +453,7 @@ static int pick_keys(int *self, int n, struct resets *z)
             ranges[*self].keys = have;
             return 0;
         }
-        int oldest = -1;
-        for (int i = 0; i < nranges; i++)
-            if (i != *self && !ranges[i].live && (oldest < 0 || ranges[i].used < ranges[oldest].used))
-                oldest = i;
+        int oldest = oldest_kept(*self);
         if (oldest < 0)
             return -1;
         if (*self == nranges - 1)
@@ -458,10 +480,7 @@ static int range_for(uintptr_t lo, uintptr_t hi, struct resets *z)
         i++;
     }
     if (nranges == MAX_RANGES) {
-        int oldest = -1;
-        for (int i = 0; i < nranges; i++)
-            if (!ranges[i].live && (oldest < 0 || ranges[i].used < ranges[oldest].used))
-                oldest = i;
+        int oldest = oldest_kept(-1);
         if (oldest < 0)
             return -1;
         drop_range(oldest, z, 0, 0);
@@ -597,33 +616,36 @@ void tnbc_gkeys_disarm(struct tnbc_guard *g)
     g->key_bits = 0;
 }
 
-void tnbc_gkeys_forget_all(void)
+/* Drops the kept ranges last armed more than `idle` collectives ago (0:
+ * all of them), giving their pages key 0; `doom_live`: live ones are
+ * dropped at their lift. `tick` counts a collective first. */
+static void sweep(unsigned long idle, int doom_live, int tick)
 {
     struct resets z = { .n = 0 };
     pthread_mutex_lock(&lock);
-    for (int i = 0; i < nranges;)
-        if (ranges[i].live)
+    calls += (unsigned long)tick;
+    for (int i = 0; i < nranges;) {
+        struct keyed_range *r = &ranges[i];
+        if (r->live)
+            r->doomed |= doom_live;
+        if (r->live || calls - r->call < idle)
             i++;
         else
             drop_range(i, &z, 0, 0);
+    }
     pthread_mutex_unlock(&lock);
     do_resets(&z);
 }
 
+void tnbc_gkeys_forget_all(void)
+{
+    sweep(0, 0, 0);
+}
+
 void tnbc_gkeys_collective(void)
 {
-    struct resets z = { .n = 0 };
-    if (!atomic_load(&pool_mask))
-        return;
-    pthread_mutex_lock(&lock);
-    calls++;
-    for (int i = 0; i < nranges;)
-        if (!ranges[i].live && calls - ranges[i].call > KEEP_CALLS)
-            drop_range(i, &z, 0, 0);
-        else
-            i++;
-    pthread_mutex_unlock(&lock);
-    do_resets(&z);
+    if (atomic_load(&pool_mask))
+        sweep(KEEP_CALLS + 1, 0, 1);
 }
 
 /* A thread of the program's: kept ranges lose their keys now, live ones
@@ -631,16 +653,7 @@ void tnbc_gkeys_collective(void)
  * them). */
 static void forget_for_threads(void)
 {
-    struct resets z = { .n = 0 };
-    pthread_mutex_lock(&lock);
-    for (int i = 0; i < nranges;)
-        if (ranges[i].live) {
-            ranges[i++].doomed = 1;
-        } else {
-            drop_range(i, &z, 0, 0);
-        }
-    pthread_mutex_unlock(&lock);
-    do_resets(&z);
+    sweep(0, 1, 0);
 }
 
 int tnbc_gkeys_kept(void)
@@ -669,8 +682,7 @@ void tnbc_gkeys_released(const void *addr, size_t len, int unmapping)
         } else {
             if (!unmapping)
                 add_reset(&z, r->lo > lo ? r->lo : lo, r->hi < hi ? r->hi : hi, 0);
-            ranges[i] = ranges[--nranges];
-            atomic_store(&kept, nranges);
+            unlist(i);
         }
     }
     pthread_mutex_unlock(&lock);
@@ -698,17 +710,13 @@ int tnbc_gkeys_set(const struct tnbc_guard *g, uintptr_t a, uintptr_t b, int ope
     }
     if (!bits)
         return 0;
-    uint32_t close = bits & 0x55555555u;     /* access-disable: no read, no write */
     if (!uc) {
         uint32_t v = rdpkru();
-        wrpkru(open ? v & ~bits : v | close);
+        wrpkru(open ? v & ~bits : v | (bits & 0x55555555u));   /* access-disable bits */
         return 0;
     }
-    uint32_t *pkru = frame_pkru(uc);
-    if (pkru) {
-        *pkru = open ? *pkru & ~bits : *pkru | close;
+    if (frame_change(uc, bits, open) == 0)
         return 0;
-    }
     /* No rights in the frame to edit (not seen where the self-test passed):
      * an opening gives the pages key 0, for every thread. */
     return open ? key_pages(a, b - a, 0) : -1;

@@ -33,8 +33,9 @@
  * Only for guards that close with PROT_NONE, do not interleave and land
  * nothing (the trace's receive side): units must be few (at most the
  * keys the kernel gives, 15) and opening a unit must open nothing another
- * sub-message still needs. Everything here but tnbc_gkeys_arm and
- * tnbc_gkeys_forget_all is async-signal-safe. */
+ * sub-message still needs. What the fault handlers call is
+ * async-signal-safe: tnbc_gkeys_handler_enter, _selftest_fault, _ours,
+ * _any, _allow_in_frame and _set; the rest takes a mutex. */
 #ifndef TNBC_CORE_GUARD_KEYS_H
 #define TNBC_CORE_GUARD_KEYS_H
 
