@@ -6,7 +6,6 @@
 #include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 struct comm_state {
     struct comm_priv priv;
@@ -33,9 +32,7 @@ static int state_delete(MPI_Comm comm, int key, void *value, void *extra)
         before_free();
     PMPI_Comm_free(&s->priv.data);
     PMPI_Comm_free(&s->priv.agree);
-    assert(s->priv.agree_nreqs == 0);
     free(s->priv.agree_out);   /* agree_got lies in the same block */
-    free(s->priv.agree_reqs);
     free(s->priv.node_of);
     pthread_mutex_lock(&live_lock);
     if (s->prev)
@@ -56,42 +53,6 @@ void comms_init(void (*hook)(void), size_t elem)
     if (keyval == MPI_KEYVAL_INVALID &&
         PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete, &keyval, NULL) != MPI_SUCCESS)
         keyval = MPI_KEYVAL_INVALID;
-}
-
-int comms_exchange_begin(struct comm_priv *cp)
-{
-    const int p = cp->agree_size, ints = (int)(agree_elem / sizeof(int));
-    const char *out = (const char *)cp->agree_out;
-    char *got = (char *)cp->agree_got;
-    int me = 0, rc = PMPI_Comm_rank(cp->agree, &me);
-    assert(cp->agree_nreqs == 0 && agree_elem % sizeof(int) == 0);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (p > COMMS_EXCHANGE_LINEAR_MAX) {
-        rc = PMPI_Ialltoall(out, ints, MPI_INT, got, ints, MPI_INT, cp->agree, &cp->agree_reqs[0]);
-        cp->agree_nreqs = rc == MPI_SUCCESS;
-        return rc;
-    }
-    /* Receives first, so that a member's message finds its receive. */
-    for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
-        if (i != me)
-            rc = PMPI_Irecv(got + (size_t)i * agree_elem, ints, MPI_INT, i, COMMS_EXCHANGE_TAG, cp->agree,
-                            &cp->agree_reqs[cp->agree_nreqs++]);
-    for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
-        if (i != me)
-            rc = PMPI_Isend(out + (size_t)i * agree_elem, ints, MPI_INT, i, COMMS_EXCHANGE_TAG, cp->agree,
-                            &cp->agree_reqs[cp->agree_nreqs++]);
-    if (rc != MPI_SUCCESS)
-        cp->agree_nreqs--;             /* the failed one was not posted */
-    memcpy(got + (size_t)me * agree_elem, out + (size_t)me * agree_elem, agree_elem);
-    return rc;
-}
-
-int comms_exchange_end(struct comm_priv *cp)
-{
-    int n = cp->agree_nreqs;
-    cp->agree_nreqs = 0;
-    return n > 0 ? PMPI_Waitall(n, cp->agree_reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
 }
 
 static struct comm_state *lookup(MPI_Comm comm)
@@ -144,12 +105,9 @@ struct comm_priv *comms_get(MPI_Comm comm, const char **why)
     if (s && PMPI_Comm_size(comm, &size) == MPI_SUCCESS && size > 0 &&
         (s->priv.agree_out = calloc(2 * (size_t)size, agree_elem ? agree_elem : 1)))
         s->priv.agree_got = (struct edge_req *)((char *)s->priv.agree_out + (size_t)size * agree_elem);
-    if (s && s->priv.agree_out) {
+    if (s && s->priv.agree_out)
         s->priv.node_of = calloc((size_t)size, sizeof *s->priv.node_of);
-        s->priv.agree_reqs = calloc(2 * (size_t)size, sizeof *s->priv.agree_reqs);
-        s->priv.agree_size = size;
-    }
-    if (!s || !s->priv.agree_out || !s->priv.node_of || !s->priv.agree_reqs) {
+    if (!s || !s->priv.agree_out || !s->priv.node_of) {
         tnbc_warn("out of memory for a communicator's state");
         PMPI_Abort(MPI_COMM_WORLD, 1);   /* the other members are in the dup */
     }

@@ -27,9 +27,6 @@ struct comm_priv {
      * communicator, since two threads may agree at once on two of them
      * (MPI forbids two at once on one). */
     struct edge_req *agree_out, *agree_got;
-    MPI_Request *agree_reqs;  /* the exchange in flight (comms_exchange_*) */
-    int agree_nreqs;          /* of them posted; 0 between exchanges */
-    int agree_size;           /* members */
     /* Per member, the lowest rank of its node (MPI_COMM_TYPE_SHARED): the
      * same array on every member, so schedules built from it agree. */
     int *node_of;
@@ -45,20 +42,6 @@ void comms_init(void (*before_free)(void), size_t agree_elem);
 struct comm_priv *comms_get(MPI_Comm comm, const char **why);
 /* 1 when comm has private state (calls on it may be in flight). */
 int comms_known(MPI_Comm comm);
-/* The agreement's exchange on cp->agree, in two halves so that the
- * caller's own work can run while it travels: begin sends agree_out[i] to
- * member i and posts the receive of agree_got[i] from it (a member's own
- * element is copied); end waits for all of it. Point to point, every
- * message posted at once (no round waits for a progress call), up to
- * COMMS_EXCHANGE_LINEAR_MAX members; above, one MPI_Ialltoall (its
- * log p rounds cost fewer messages than p - 1 pairs each way). begin
- * returns MPI_SUCCESS or the first MPI error (what was posted is still
- * completed by end); end returns MPI_SUCCESS or an MPI error. Every begin
- * is followed by one end before the next begin on the communicator. */
-#define COMMS_EXCHANGE_LINEAR_MAX 128
-#define COMMS_EXCHANGE_TAG 0   /* its messages' tag on cp->agree */
-int comms_exchange_begin(struct comm_priv *cp);
-int comms_exchange_end(struct comm_priv *cp);
 /* Frees every private duplicate still held (before MPI_Finalize). */
 void comms_finalize(void);
 

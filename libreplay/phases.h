@@ -16,8 +16,7 @@
 
 enum phase {
     PHASE_CANDIDATE,  /* profile lookup, layout, schedule built */
-    PHASE_AGREE,      /* the ranks' agreement: posting it, and waiting for it after
-                         this rank's own steps (comms_exchange_begin) */
+    PHASE_AGREE,      /* the ranks' agreement (one small MPI_Alltoall) */
     PHASE_PLAN,       /* send pieces cut to the receivers' edge requests */
     PHASE_LAND_SELF,  /* this rank's own block copied in, before the guard */
     PHASE_ARM,        /* receive pages guarded */

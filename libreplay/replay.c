@@ -7,7 +7,7 @@
  * progress thread; the fault handler lets the program continue as soon as
  * the sub-message it touches has landed. Every rank must take the same
  * path for a call, so before transforming a call the ranks agree on it
- * (a small all-to-all exchange on a private communicator, done only for
+ * (a small MPI_Alltoall on a private communicator, done only for
  * operations the profile turns on somewhere). Any intra-communicator
  * qualifies: its sites are told apart by shape (comm_shape.h) and it gets
  * its own private duplicates (comms.c). Anything not transformed runs the
@@ -565,8 +565,8 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
  * every rank tells every other whether it can transform the call and, for
  * per-source operations, how that rank's block must be cut for its edge
  * pages, and which node schedule it would follow (chunked operations: the
- * chunk schedule, which every rank must share). One small all-to-all
- * exchange on a private communicator, over that communicator's buffers (allocated
+ * chunk schedule, which every rank must share). One small MPI_Alltoall
+ * on a private communicator, over that communicator's buffers (allocated
  * with its state, so nothing here can run out of memory). Returns 1 when every rank voted yes;
  * cp->agree_got then holds what each rank asked of this one. 0: a rank
  * voted no; -1: the MPI call failed; AGREE_SCHEDULES_DIFFER: all voted
@@ -574,17 +574,10 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
  * profile lines order the chunks differently). */
 #define AGREE_SCHEDULES_DIFFER (-2)
 #define AGREE_RANKS_DIFFER (-3)  /* TNBC_AUTO: the members' site keys or phases differ */
-static int agree_judge(struct nbop *op, int p, struct comm_priv *cp, int key, int phase, int rc);
-
-/* The agreement's first half: this rank's votes and requests sent, the
- * others' receives posted (comms_exchange_begin); returns its MPI code,
- * which agree_judge takes. Between the halves the caller may do this
- * rank's own steps of the call (prepare_early) but nothing that waits
- * for another rank. */
-static int agree_post(const struct nbop *op, int p, struct comm_priv *cp, int key, int phase)
+static int agree(struct nbop *op, int p, struct comm_priv *cp, int key, int phase)
 {
-    struct edge_req *out = cp->agree_out;
-    assert(p == cp->agree_size);
+    struct edge_req *out = cp->agree_out, *got = cp->agree_got;
+    int all = op != NULL;
     for (int i = 0; i < p; i++) {
         out[i] = op && op->want ? op->want[i]
                                 : (struct edge_req){ .vote = op != NULL,
@@ -592,24 +585,7 @@ static int agree_post(const struct nbop *op, int p, struct comm_priv *cp, int ke
         out[i].auto_key = key;
         out[i].auto_phase = phase;
     }
-    return comms_exchange_begin(cp);
-}
-
-/* The agreement whole, where the caller has nothing to do meanwhile. */
-static int agree(struct nbop *op, int p, struct comm_priv *cp, int key, int phase)
-{
-    return agree_judge(op, p, cp, key, phase, agree_post(op, p, cp, key, phase));
-}
-
-/* The second half: waits for every member's element and judges them
- * (the return values above). */
-static int agree_judge(struct nbop *op, int p, struct comm_priv *cp, int key, int phase, int rc)
-{
-    struct edge_req *got = cp->agree_got;
-    int all = op != NULL;
-    int done = comms_exchange_end(cp);
-    if (rc == MPI_SUCCESS)
-        rc = done;
+    int rc = PMPI_Alltoall(out, EDGE_REQ_INTS, MPI_INT, got, EDGE_REQ_INTS, MPI_INT, cp->agree);
     if (rc != MPI_SUCCESS) {
         static int warned;
         tnbc_warn_once(warned, "the agreement on a collective failed (MPI error %d); it runs blocking", rc);
@@ -642,39 +618,23 @@ static void warn_blocking(struct site_stats *st, const struct tnbc_site *site, e
     tnbc_warn("%s at %s runs blocking: %s", tnbc_op_name(opk), site->id, why);
 }
 
-/* A candidate's own steps, which need no other rank: its memory released
- * from earlier calls' guards, its own block landed, its pages guarded.
- * Run between the agreement's halves where the caller can (collective),
- * so that they overlap the members' votes in flight; undone by nbop_free
- * when the agreement says blocking (a PLANNED op's guard is disarmed,
- * and the own block is the blocking call's too). Returns nbop_arm's. */
-static int prepare_early(struct nbop *op, uint64_t *clock)
+/* The agreed call goes early: its memory released from earlier calls'
+ * guards, the own block landed, the pages guarded, the send copy made,
+ * the rest handed to the progress thread; returns once the edge pages'
+ * data is in. */
+static int run_early(struct nbop *op, struct site_stats *st, const struct tnbc_site *site,
+                     enum tnbc_op opk, uint64_t entry, uint64_t clock, void *ip_copy)
 {
     tnbc_guard_release_layout(&op->layout, TNBC_REL_REUSE);
-    phase_end(clock, PHASE_PLAN);
+    phase_end(&clock, PHASE_PLAN);
     /* The own block is copied in while its pages are open (no earlier
      * call's guard is left on them): the guard then leaves the pages only
      * it covers unprotected (nbop_arm), a memcpy instead of two mprotects
      * and a copy through them. */
     if (op->per_source)
         nbop_land_self(op);
-    phase_end(clock, PHASE_LAND_SELF);
+    phase_end(&clock, PHASE_LAND_SELF);
     int armed = nbop_arm(op, on_guard_event);
-    phase_end(clock, PHASE_ARM);
-    return armed;
-}
-
-/* prepare_early has not run yet (the agreement ran whole). */
-#define NOT_PREPARED (-1)
-
-/* The agreed call goes early: prepared (prepare_early, unless `armed`
- * says it was), the send copy made, the rest handed to the progress
- * thread; returns once the edge pages' data is in. */
-static int run_early(struct nbop *op, int armed, struct site_stats *st, const struct tnbc_site *site,
-                     enum tnbc_op opk, uint64_t entry, uint64_t clock, void *ip_copy)
-{
-    if (armed == NOT_PREPARED)
-        armed = prepare_early(op, &clock);
     op->site_index = site->index;
     op->entry_tick = entry;
     /* The count of all calls at the site, blocking ones included (as in
@@ -732,7 +692,7 @@ static int run_early(struct nbop *op, int armed, struct site_stats *st, const st
 
 /* After the agreement: the sends planned and the call run early when
  * every member voted yes (all == 1), else blocking with the reason. */
-static int after_agreement(const struct tnbc_args *a, struct nbop *op, int armed, int all,
+static int after_agreement(const struct tnbc_args *a, struct nbop *op, int all,
                            const struct comm_priv *cp, struct site_stats *st, const struct tnbc_site *site,
                            const struct tnbc_profile_site *ps, const char *why, enum fallback fb,
                            uint64_t entry, uint64_t clock, void *ip_copy)
@@ -754,8 +714,7 @@ static int after_agreement(const struct tnbc_args *a, struct nbop *op, int armed
         free(ip_copy);
         return blocking(a, st, fb);
     }
-    phase_end(&clock, PHASE_PLAN);
-    return run_early(op, armed, st, site, a->op, entry, clock, ip_copy);
+    return run_early(op, st, site, a->op, entry, clock, ip_copy);
 }
 
 /* ---- MPI_THREAD_MULTIPLE: one thread in the runtime at a time --------- */
@@ -927,7 +886,7 @@ static int auto_on_call(const struct tnbc_args *a, struct auto_site *au, enum au
     } else if (plan == AUTO_CALL_CHECK || plan == AUTO_CALL_SETTLE) {
         rc = blocking(a, st, FB_CHECK);
     } else {
-        rc = after_agreement(a, op, NOT_PREPARED, all, cp, st, site, ps, why, fb, entry, clock, ip_copy);
+        rc = after_agreement(a, op, all, cp, st, site, ps, why, fb, entry, clock, ip_copy);
         /* The agreed verdict, not this member's outcome: every member
          * must file the call under the same kind. */
         autotune_on_end(au, plan, all == 1);
@@ -1128,16 +1087,10 @@ static int collective(const struct tnbc_args *a, void *caller)
     if (trial_off)
         fb = FB_TRIAL;
     phase_end(&clock, PHASE_CANDIDATE);
-    /* This rank's own steps overlap the members' votes in flight: at 2 x 2
-     * nodes they waited 1.0-2.9 ms in the whole agreement for the last
-     * member (docs/replay.md, "The early return's cost"). */
-    int posted = agree_post(op, p, cp, 0, 0);
-    phase_end(&clock, PHASE_AGREE);
-    int armed = op ? prepare_early(op, &clock) : NOT_PREPARED;
-    int all = agree_judge(op, p, cp, 0, 0, posted);
+    int all = agree(op, p, cp, 0, 0);
     phase_end(&clock, PHASE_AGREE);
     cp->seq++;
-    return after_agreement(a, op, armed, all, cp, st, site, ps, why, fb, entry, clock, ip_copy);
+    return after_agreement(a, op, all, cp, st, site, ps, why, fb, entry, clock, ip_copy);
 }
 
 int tnbc_mode_collective(const struct tnbc_args *a, void *caller)

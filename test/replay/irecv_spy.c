@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* A test-only interposer (LD_PRELOAD after libtnbc-replay.so): logs the
- * source, count and tag of every PMPI_Irecv ("source count tag"; the
- * ranks' agreement receives with tag 0, a call's data never), in the
- * order they are posted, then passes
+ * source of every PMPI_Irecv, in the order they are posted, then passes
  * the call on. The replay runtime posts a call's receives in the profile's
  * priority order; test/replay.sh compares the log with the read order the
  * program was traced with. One file per rank: $IRECV_SPY_DIR/rank-R. */
@@ -39,8 +37,8 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI
     if (!real)
         abort();       /* no MPI after us: nothing sensible to do */
     if (log_fd >= 0) {
-        char line[48];
-        int n = snprintf(line, sizeof line, "%d %d %d\n", source, count, tag);
+        char line[32];
+        int n = snprintf(line, sizeof line, "%d %d\n", source, count);
         if (write(log_fd, line, (size_t)n) != n)
             abort();   /* a log that lies would pass a wrong order */
     }
