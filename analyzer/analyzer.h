@@ -26,6 +26,12 @@
 #define AN_TINY_BYTES 256      /* break-even sub-message size (design, 6.1.1) */
 #define AN_SMALL_BYTES 4096    /* above this most of the time can be hidden */
 #define AN_MIN_CHUNK 4096      /* chunks are not made smaller than this */
+/* What a trace may hold, beyond which a row is refused as damaged rather
+ * than computed with: byte counts up to 1 PiB, clock ticks up to 2^62
+ * (48 years at 3 GHz), so that sums and differences of them never
+ * overflow an int64_t. */
+#define AN_MAX_BYTES (INT64_C(1) << 50)
+#define AN_MAX_TICKS (INT64_C(1) << 62)
 #define AN_BLOCK_RANGE_MAX 4   /* one-size ops: block sizes up to this far apart share a decision */
 /* Confidence (fidelity.c): the observer's share of the time after the call
  * and the single steps per call at which it reaches 0; below

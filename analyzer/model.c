@@ -248,33 +248,46 @@ static int symmetric_op(const char *op)
  * was called on (the trace records none): where one site serves several
  * communicators of one size, the least over all of them.
  */
+struct inv_call {
+    int invocation, index;   /* the call's, and where it is in s->calls */
+};
+
+static int by_invocation(const void *a, const void *b)
+{
+    const struct inv_call *x = a, *y = b;
+    return x->invocation < y->invocation ? -1 : x->invocation > y->invocation;
+}
+
 int an_site_last_arrival(const struct an_trace *t, struct an_site *s)
 {
     if (!symmetric_op(s->op) || s->ncalls == 0)
         return 0;
-    int most = 0;
-    for (int i = 0; i < s->ncalls; i++)
-        if (s->calls[i].invocation > most)
-            most = s->calls[i].invocation;
-    double *least = malloc(((size_t)most + 1) * sizeof *least);
-    if (!least)
+    /* Grouped by sorting, not by an array indexed by invocation: the
+     * invocation counts every call of the site (up to 2^31), the traced
+     * ones are a few. */
+    struct inv_call *v = malloc((size_t)s->ncalls * sizeof *v);
+    int n = 0;
+    if (!v)
         return -1;
-    for (int i = 0; i <= most; i++)
-        least[i] = INFINITY;
-    for (int i = 0; i < s->ncalls; i++) {
-        const struct an_call *c = &s->calls[i];
-        if (c->invocation >= 0 && c->recv_bytes > 0)
-            least[c->invocation] = fmin(least[c->invocation], own_tcomm(c, &t->ranks[c->rank]));
-    }
-    for (int i = 0; i < s->ncalls; i++) {
-        struct an_call *c = &s->calls[i];
-        if (c->invocation >= 0 && c->recv_bytes > 0 && least[c->invocation] > 0 &&
-            !isinf(least[c->invocation])) {
-            c->last_tcomm_ns = least[c->invocation];
+    for (int i = 0; i < s->ncalls; i++)
+        if (s->calls[i].invocation >= 0 && s->calls[i].recv_bytes > 0)
+            v[n++] = (struct inv_call){ s->calls[i].invocation, i };
+    qsort(v, (size_t)n, sizeof *v, by_invocation);
+    for (int g = 0; g < n;) {
+        int end = g;
+        double least = INFINITY;
+        for (; end < n && v[end].invocation == v[g].invocation; end++) {
+            const struct an_call *c = &s->calls[v[end].index];
+            least = fmin(least, own_tcomm(c, &t->ranks[c->rank]));
+        }
+        for (; least > 0 && !isinf(least) && g < end; g++) {
+            struct an_call *c = &s->calls[v[g].index];
+            c->last_tcomm_ns = least;
             assert(c->last_tcomm_ns <= own_tcomm(c, &t->ranks[c->rank]));
         }
+        g = end;
     }
-    free(least);
+    free(v);
     return 0;
 }
 

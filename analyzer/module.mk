@@ -37,9 +37,12 @@ $(ANALYZER_SPANS_TEST): $(BUILD)/analyzer/test/test_spans.o $(BUILD)/analyzer/sp
 
 .PHONY: check-analyzer
 # The end-to-end tests also trace a real program (libtrace, test/).
+# The damaged-trace run uses an AddressSanitizer + UBSan build of the
+# analyzer, where an overflow or a leak fails it.
 check-analyzer: $(ANALYZER_BIN) $(ANALYZER_TEST) $(ANALYZER_STATS_TEST) $(ANALYZER_SPANS_TEST) $(BUILD)/lib/libtnbc-trace.so \
                 $(BUILD)/bin/tnbc-merge $(BUILD)/test/trace/access_order
-	@BUILD=$(BUILD) bash analyzer/test/run.sh
+	@$(MAKE) --no-print-directory $(SUBMAKE_J) SAN=asan BUILD=build-asan build-asan/bin/tnbc-analyze > /dev/null
+	@BUILD=$(BUILD) BUILD_ASAN=build-asan bash analyzer/test/run.sh
 
 BENCH_SUITES += analyzer
 .PHONY: bench-analyzer

@@ -8,6 +8,7 @@
  */
 #include "analyzer.h"
 
+#include <limits.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -101,6 +102,94 @@ static int check_schema(struct an_trace *t, char *err, size_t errlen)
     return 0;
 }
 
+static int finite_nonneg(double v) { return isfinite(v) && v >= 0; }
+
+/* A rank's clock rate and measured costs as a run can have them: a
+ * negative or infinite cost would turn the model's Tinit into a gain. */
+static int rank_costs_sane(const struct an_rank *r)
+{
+    return isfinite(r->tsc_hz) && r->tsc_hz > 0 && finite_nonneg(r->copy_bw) &&
+           finite_nonneg(r->mprotect_ns) && finite_nonneg(r->fault_ns) &&
+           finite_nonneg(r->mprotect_page_ns) && finite_nonneg(r->retouch_ns) &&
+           r->page_size >= 0 && r->page_size <= (1 << 30) && r->machine_ranks >= 0 &&
+           r->machine_cpus >= 0;
+}
+
+/* Of table `name`, the first column declared INTEGER or REAL that holds
+ * something other than a number or NULL, in *bad (sqlite3_malloc'd; NULL
+ * when none), in one scan. Returns 0, or -1 when SQLite refused. */
+static int first_non_number(sqlite3 *db, const char *name, char **bad)
+{
+    sqlite3_stmt *st;
+    *bad = NULL;
+    char *sql = sqlite3_mprintf("PRAGMA table_info(\"%w\")", name);
+    if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_free(sql);
+        return -1;
+    }
+    sqlite3_free(sql);
+    sqlite3_str *q = sqlite3_str_new(db);
+    int ncols = 0;
+    sqlite3_str_appendall(q, "SELECT CASE");
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *col = (const char *)sqlite3_column_text(st, 1);
+        const char *type = (const char *)sqlite3_column_text(st, 2);
+        if (!col || !type || (sqlite3_stricmp(type, "INTEGER") && sqlite3_stricmp(type, "REAL")))
+            continue;
+        sqlite3_str_appendf(q, " WHEN typeof(\"%w\") NOT IN ('integer', 'real', 'null') THEN %Q",
+                            col, col);
+        ncols++;
+    }
+    sqlite3_finalize(st);
+    sqlite3_str_appendf(q, " END AS bad FROM \"%w\" WHERE bad IS NOT NULL LIMIT 1", name);
+    sql = sqlite3_str_finish(q);
+    if (!sql)
+        return -1;
+    int rc = ncols == 0 ? SQLITE_OK : sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    sqlite3_free(sql);
+    if (ncols == 0 || rc != SQLITE_OK)
+        return rc == SQLITE_OK ? 0 : -1;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
+        *bad = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Every column the schema declares INTEGER or REAL holds numbers (or
+ * NULL): a damaged file's text there would read as 0, silently. One scan
+ * of each table. */
+static int check_numbers(struct an_trace *t, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (prepare(t, "SELECT name FROM sqlite_master WHERE type='table' ORDER BY name", &st, err,
+                errlen) < 0)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        char *bad = NULL;
+        if (!name)
+            continue;
+        if (first_non_number(t->db, name, &bad) < 0) {
+            terr(t, err, errlen, "cannot read table '%s': %s", name, sqlite3_errmsg(t->db));
+            sqlite3_finalize(st);
+            return -1;
+        }
+        if (bad) {
+            terr(t, err, errlen, "damaged: table '%s' column '%s' holds a value that is not a "
+                 "number", name, bad);
+            sqlite3_free(bad);
+            sqlite3_finalize(st);
+            return -1;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return terr(t, err, errlen, "cannot read: %s", sqlite3_errmsg(t->db));
+    return 0;
+}
+
 static int load_runs(struct an_trace *t, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
@@ -113,16 +202,16 @@ static int load_runs(struct an_trace *t, char *err, size_t errlen)
         return -1;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int rank = sqlite3_column_int(st, 0), ws = sqlite3_column_int(st, 1);
+        int64_t rank = sqlite3_column_int64(st, 0), ws = sqlite3_column_int64(st, 1);
         if (!t->ranks) {
             if (ws < 1 || ws > (1 << 20))
                 break;
-            t->world_size = ws;
+            t->world_size = (int)ws;
             t->ranks = calloc((size_t)ws, sizeof *t->ranks);
             if (!t->ranks)
                 break;
         }
-        if (ws != t->world_size || rank < 0 || rank >= ws)
+        if (ws != t->world_size || rank < 0 || rank >= ws || t->ranks[rank].present)
             break;
         struct an_rank *r = &t->ranks[rank];
         const char *host = (const char *)sqlite3_column_text(st, 2);
@@ -140,15 +229,15 @@ static int load_runs(struct an_trace *t, char *err, size_t errlen)
         r->machine_cpus = sqlite3_column_int(st, 11);
         r->mprotect_page_ns = sqlite3_column_double(st, 12);
         r->retouch_ns = sqlite3_column_double(st, 13);
-        if (!r->host || !(r->tsc_hz > 0))
+        if (!r->host || !rank_costs_sane(r))
             break;
         t->nranks++;
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return terr(t, err, errlen,
-                    "bad run table (rank outside world_size, varying world_size, "
-                    "tsc_hz <= 0, or unreadable): %s",
+                    "bad run table (rank outside world_size or twice, varying world_size, "
+                    "tsc_hz <= 0, a negative or infinite cost, or unreadable): %s",
                     rc == SQLITE_ROW ? "inconsistent row" : sqlite3_errmsg(t->db));
     if (t->nranks == 0)
         return terr(t, err, errlen, "empty trace: no rows in table run");
@@ -170,7 +259,8 @@ static int db_open(struct an_trace *t, const char *path, int want_trace, char *e
     }
     t->db = db;
     sqlite3_busy_timeout(db, 5000);
-    if (check_schema(t, err, errlen) < 0 || load_runs(t, err, errlen) < 0) {
+    if (check_schema(t, err, errlen) < 0 || check_numbers(t, err, errlen) < 0 ||
+        load_runs(t, err, errlen) < 0) {
         an_trace_close(t);
         return -1;
     }
@@ -405,6 +495,19 @@ int an_trace_sites(struct an_trace *t, char ***sites, char ***ops, int *n, char 
     return 0;
 }
 
+static int bytes_sane(int64_t b, int64_t least) { return b >= least && b <= AN_MAX_BYTES; }
+static int ticks_sane(int64_t t) { return t >= 0 && t <= AN_MAX_TICKS; }
+
+/* Byte counts, clock ticks and the invocation number within what a trace
+ * can hold (AN_MAX_BYTES, AN_MAX_TICKS); block_bytes is -1 when the
+ * blocks vary. */
+static int call_sizes_sane(const struct an_call *c)
+{
+    return bytes_sane(c->send_bytes, 0) && bytes_sane(c->recv_bytes, 0) &&
+           bytes_sane(c->block_bytes, -1) && ticks_sane(c->entry_tsc) &&
+           ticks_sane(c->return_tsc) && c->invocation >= 0 && c->chunks >= 0;
+}
+
 static int load_calls(struct an_trace *t, struct an_site *s, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
@@ -428,7 +531,8 @@ static int load_calls(struct an_trace *t, struct an_site *s, char *err, size_t e
         memset(c, 0, sizeof *c);
         c->call_id = sqlite3_column_int64(st, 0);
         c->rank = sqlite3_column_int(st, 1);
-        c->invocation = sqlite3_column_int(st, 2);
+        int64_t invocation = sqlite3_column_int64(st, 2);
+        c->invocation = invocation >= 0 && invocation <= INT_MAX ? (int)invocation : -1;
         c->comm_size = sqlite3_column_int(st, 3);
         c->comm_rank = sqlite3_column_int(st, 4);
         c->root = sqlite3_column_int(st, 5);
@@ -445,6 +549,12 @@ static int load_calls(struct an_trace *t, struct an_site *s, char *err, size_t e
             sqlite3_finalize(st);
             return terr(t, err, errlen,
                         "call %lld: rank, comm_size, comm_rank or nsub out of range",
+                        (long long)c->call_id);
+        }
+        if (!call_sizes_sane(c)) {
+            sqlite3_finalize(st);
+            return terr(t, err, errlen,
+                        "call %lld: a byte count, clock tick or invocation out of range",
                         (long long)c->call_id);
         }
         s->ncalls++;
@@ -575,6 +685,13 @@ static int load_subs(struct an_trace *t, struct an_site *s, char *err, size_t er
         if (!c)
             continue; /* cannot happen: same filter as load_calls */
         int idx = sqlite3_column_int(st, 1);
+        if (!bytes_sane(sqlite3_column_int64(st, 2), 0) ||
+            (sqlite3_column_type(st, 5) != SQLITE_NULL && !ticks_sane(sqlite3_column_int64(st, 5)))) {
+            sqlite3_finalize(st);
+            free(b.subs);
+            return terr(t, err, errlen, "call %lld: receive sub-message %d: its bytes or its "
+                        "touch's clock tick out of range", (long long)id, idx);
+        }
         if (idx < 0 || idx >= c->nsub || batch_add(t, &b, c, st) < 0) {
             sqlite3_finalize(st);
             free(b.subs);

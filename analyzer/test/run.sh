@@ -12,6 +12,10 @@ t_cmocka "$BUILD/analyzer/test/test_profile"
 t_cmocka "$BUILD/analyzer/test/test_stats"
 t_cmocka "$BUILD/analyzer/test/test_spans"
 BUILD=$BUILD t_cmocka analyzer/test/test_analyzer.py
+# Damaged traces, under the sanitizer build of the analyzer where there is one.
+FUZZ_ANALYZE=
+[[ -x ${BUILD_ASAN:-}/bin/tnbc-analyze ]] && FUZZ_ANALYZE=$PWD/$BUILD_ASAN/bin/tnbc-analyze
+BUILD=$BUILD FUZZ_ANALYZE=$FUZZ_ANALYZE T_TIMEOUT=300 t_cmocka analyzer/test/fuzz_traces.py
 
 # End to end on a real traced MPI program (libtrace, tnbc-merge):
 # trace -> analyze -> the profile's order, priorities and eq. 3; then report.
