@@ -955,30 +955,22 @@ def test_bad_trace_bad_column():
 # Damaged values (found by mutating real traces: each crashed the
 # analyzer under UBSan, leaked, or read text as 0).
 
-def test_bad_trace_text_in_number():
-    msg = bad_trace("textnum", sql("UPDATE call SET wait_ns='x';"))
-    check("damaged: table 'call' column 'wait_ns' holds a value that is not a number" in msg, msg)
-
-
-def test_bad_trace_tick_out_of_range():
-    msg = bad_trace("tick", sql("UPDATE call SET entry_tsc=-9.2e18;"))
-    check("clock tick or invocation out of range" in msg, msg)
-
-
-def test_bad_trace_bytes_out_of_range():
-    msg = bad_trace("bytes", sql("UPDATE submsg SET bytes=1e308 WHERE side='recv';"))
-    check("its bytes or its touch's clock tick out of range" in msg, msg)
-
-
-def test_bad_trace_rank_wraps():
+DAMAGED = [  # (name, SQL on a good trace, what the one line must say)
+    ("textnum", "UPDATE call SET wait_ns='x';",
+     "damaged: table 'call' column 'wait_ns' holds a value that is not a number"),
+    ("tick", "UPDATE call SET entry_tsc=-9.2e18;", "clock tick or invocation out of range"),
+    ("bytes", "UPDATE submsg SET bytes=1e308 WHERE side='recv';",
+     "its bytes or its touch's clock tick out of range"),
     # 2^62 read as an int is 0: rank 0 twice (the first host leaked)
-    msg = bad_trace("rankwrap", sql("UPDATE run SET rank=4611686018427387904 WHERE rank=1;"))
-    check("bad run table" in msg, msg)
+    ("rankwrap", "UPDATE run SET rank=4611686018427387904 WHERE rank=1;", "bad run table"),
+    ("negcost", "UPDATE run SET fault_ns=-1e308 WHERE rank=0;", "a negative or infinite cost"),
+]
 
 
-def test_bad_trace_negative_cost():
-    msg = bad_trace("negcost", sql("UPDATE run SET fault_ns=-1e308 WHERE rank=0;"))
-    check("a negative or infinite cost" in msg, msg)
+def test_bad_trace_damaged_values():
+    for name, stmt, want in DAMAGED:
+        msg = bad_trace(name, sql(stmt))
+        check(want in msg, f"{name}: {msg}")
 
 
 def test_huge_invocation_is_cheap():
