@@ -36,21 +36,34 @@ static const struct unit time_units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"
                                          {NULL, 0}};
 static const struct unit rate_units[] = {{"MB/s", 1e6}, {"GB/s", 1e9}, {NULL, 0}};
 
+/* What a platform can have, in base units: beyond, a spec is a typo and
+ * the projected times would overflow to inf, which no profile may hold
+ * (1e-300 Gbit projected a Tcomm of inf and a Tinit of NaN, and the
+ * analyzer wrote a profile its own reader refused). */
+struct range {
+    double lo, hi;          /* the value in the unit's base, lo <= v <= hi */
+    const char *words;      /* the same, for the error message */
+};
+static const struct range link_range = {125, 1.25e13, "from 1 Kbit to 100 Tbit"};
+static const struct range time_range = {0, 1e10, "from 0 to 10 s"};
+static const struct range rate_range = {1e6, 1e13, "from 1 MB/s to 10000 GB/s"};
+
 /* "NUMBER UNIT" with one of `units`; the value in the unit's base. */
 static int parse_quantity(const char *key, const char *s, const struct unit *units,
-                          const char *hint, int zero_ok, double *out, char *err, size_t errlen)
+                          const char *hint, const struct range *r, double *out, char *err,
+                          size_t errlen)
 {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno == 0 && end != s && isfinite(v) && (v > 0 || (zero_ok && v == 0)))
+    if (errno == 0 && end != s && isfinite(v))
         for (const struct unit *u = units; u->name; u++)
-            if (strcmp(end, u->name) == 0) {
+            if (strcmp(end, u->name) == 0 && v * u->scale >= r->lo && v * u->scale <= r->hi) {
                 *out = v * u->scale;
                 return 0;
             }
-    snprintf(err, errlen, "--platform: %s '%s' is not a %snumber with a unit (%s)", key, s,
-             zero_ok ? "" : "positive ", hint);
+    snprintf(err, errlen, "--platform: %s '%s' is not a number with a unit (%s) %s", key, s,
+             hint, r->words);
     return -1;
 }
 
@@ -92,12 +105,12 @@ static int parse_pair(char *kv, struct an_platform *p, unsigned *seen, char *err
     *seen |= 1u << k;
     const char *v = eq + 1;
     switch (k) {
-    case 0: return parse_quantity(kv, v, link_units, LINK_UNITS, 0, &p->link_Bps, err, errlen);
-    case 1: return parse_quantity(kv, v, time_units, TIME_UNITS, 1, &p->latency_ns, err, errlen);
+    case 0: return parse_quantity(kv, v, link_units, LINK_UNITS, &link_range, &p->link_Bps, err, errlen);
+    case 1: return parse_quantity(kv, v, time_units, TIME_UNITS, &time_range, &p->latency_ns, err, errlen);
     case 2: return parse_count(kv, v, &p->ppn, err, errlen);
     case 3: return parse_count(kv, v, &p->nodes, err, errlen);
     case 5: return parse_count(kv, v, &p->cores, err, errlen);
-    default: return parse_quantity(kv, v, rate_units, RATE_UNITS, 0, &p->memcpy_Bps, err, errlen);
+    default: return parse_quantity(kv, v, rate_units, RATE_UNITS, &rate_range, &p->memcpy_Bps, err, errlen);
     }
 }
 

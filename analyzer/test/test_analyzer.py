@@ -1474,6 +1474,9 @@ def test_projection_bad_spec():
                      ("link=40Gbit,,latency=1.5us,ppn=8,nodes=16", "empty item"),
                      ("link=40Gbit,latency=1.5us,ppn=8,nodes=16,memcpy=5GiB/s",
                       "memcpy '5GiB/s'"),
+                     # projected a Tcomm of inf: a profile its reader refused
+                     ("link=1e-300Gbit,latency=1.5us,ppn=8,nodes=16", "from 1 Kbit to 100 Tbit"),
+                     ("link=40Gbit,latency=1e300s,ppn=8,nodes=16", "from 0 to 10 s"),
                      ("", "are all required")):
         r = analyze(db("p-bad"), expect_rc=2, extra=("--platform", bad))
         check(why in r.stderr and r.stderr.count("\n") == 1, f"{bad!r}: {r.stderr!r}")
