@@ -280,8 +280,8 @@ int an_site_last_arrival(const struct an_trace *t, struct an_site *s)
             const struct an_call *c = &s->calls[v[end].index];
             least = fmin(least, own_tcomm(c, &t->ranks[c->rank]));
         }
-        for (; least > 0 && !isinf(least) && g < end; g++) {
-            struct an_call *c = &s->calls[v[g].index];
+        for (int i = g; least > 0 && !isinf(least) && i < end; i++) {
+            struct an_call *c = &s->calls[v[i].index];
             c->last_tcomm_ns = least;
             assert(c->last_tcomm_ns <= own_tcomm(c, &t->ranks[c->rank]));
         }

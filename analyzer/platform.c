@@ -57,11 +57,13 @@ static int parse_quantity(const char *key, const char *s, const struct unit *uni
     errno = 0;
     double v = strtod(s, &end);
     if (errno == 0 && end != s && isfinite(v))
-        for (const struct unit *u = units; u->name; u++)
-            if (strcmp(end, u->name) == 0 && v * u->scale >= r->lo && v * u->scale <= r->hi) {
-                *out = v * u->scale;
+        for (const struct unit *u = units; u->name; u++) {
+            double base = v * u->scale;
+            if (strcmp(end, u->name) == 0 && base >= r->lo && base <= r->hi) {
+                *out = base;
                 return 0;
             }
+        }
     snprintf(err, errlen, "--platform: %s '%s' is not a number with a unit (%s) %s", key, s,
              hint, r->words);
     return -1;

@@ -141,15 +141,18 @@ static int first_non_number(sqlite3 *db, const char *name, char **bad)
         ncols++;
     }
     sqlite3_finalize(st);
+    if (ncols == 0) {                 /* nothing numeric: nothing to scan */
+        sqlite3_free(sqlite3_str_finish(q));
+        return 0;
+    }
     sqlite3_str_appendf(q, " END AS bad FROM \"%w\" WHERE bad IS NOT NULL LIMIT 1", name);
     sql = sqlite3_str_finish(q);
-    if (!sql)
+    if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_free(sql);
         return -1;
-    int rc = ncols == 0 ? SQLITE_OK : sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    }
     sqlite3_free(sql);
-    if (ncols == 0 || rc != SQLITE_OK)
-        return rc == SQLITE_OK ? 0 : -1;
-    rc = sqlite3_step(st);
+    int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
         *bad = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
