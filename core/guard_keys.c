@@ -401,13 +401,31 @@ static void do_resets(const struct resets *z)
 }
 
 static atomic_int kept;        /* nranges, for the wrappers' quick test */
+/* The span from the lowest range's lo to the highest's hi (empty when
+ * there is none), so that a free() elsewhere, the common case, takes no
+ * lock: the C library's allocator frees at every call of MPI's and the
+ * trace's own. Like `kept`, read without the lock. */
+static _Atomic uintptr_t hull_lo, hull_hi;
+
+/* Under the lock, after the list changed. */
+static void list_changed(void)
+{
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < nranges; i++) {
+        lo = ranges[i].lo < lo ? ranges[i].lo : lo;
+        hi = ranges[i].hi > hi ? ranges[i].hi : hi;
+    }
+    atomic_store(&hull_lo, lo);
+    atomic_store(&hull_hi, hi);
+    atomic_store(&kept, nranges);
+}
 
 /* Takes range i off the list (the last moves into its place). */
 static void unlist(int i)
 {
     assert(!ranges[i].live);
     ranges[i] = ranges[--nranges];
-    atomic_store(&kept, nranges);
+    list_changed();
 }
 
 /* Drops range i, its pages but [keep_lo, keep_hi) to be given key 0. */
@@ -485,8 +503,8 @@ static int range_for(uintptr_t lo, uintptr_t hi, struct resets *z)
             return -1;
         drop_range(oldest, z, 0, 0);
     }
-    ranges[nranges] = (struct keyed_range){ .lo = lo, .hi = hi };
-    atomic_store(&kept, ++nranges);
+    ranges[nranges++] = (struct keyed_range){ .lo = lo, .hi = hi };
+    list_changed();
     return nranges - 1;
 }
 
@@ -669,7 +687,8 @@ void tnbc_gkeys_released(const void *addr, size_t len, int unmapping)
 {
     struct resets z = { .n = 0 };
     uintptr_t lo = tnbc_page_down((uintptr_t)addr), hi = tnbc_page_up((uintptr_t)addr + len);
-    if (!addr || !len || !atomic_load(&kept))
+    if (!addr || !len || !atomic_load(&kept) || hi <= atomic_load(&hull_lo) ||
+        lo >= atomic_load(&hull_hi))
         return;
     pthread_mutex_lock(&lock);
     for (int i = 0; i < nranges;) {

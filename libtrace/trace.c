@@ -15,6 +15,7 @@
 #include "runinfo.h"
 #include "tracedb.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <pthread.h>
@@ -31,7 +32,9 @@ struct traced_call {
     struct tnbc_call_layout layout;
     struct tnbc_guard guard[2];
     atomic_int next_ord;
-    struct traced_call *next;
+    struct traced_call *next;        /* T.live */
+    struct traced_call *armed_next;  /* T.armed, while in_armed */
+    int in_armed;
     /* The row waits here for the next write (flush). */
     struct tnbc_call_row row;
     unsigned char *cover[2];        /* per side and sub: cover_name index */
@@ -63,7 +66,8 @@ static struct {
     int guard_send;
     long step_calls;    /* TNBC_TRACE_STEP_CALLS */
     struct tnbc_db *db;
-    struct traced_call *live;
+    struct traced_call *live;       /* every call not yet freed, newest first */
+    struct traced_call *armed;      /* those of them with a guard armed */
     struct tnbc_site_table stats;   /* of struct site_stats */
     unsigned long dropped_reported;
     struct traced_call *last;       /* its span is still open */
@@ -166,14 +170,25 @@ static void free_call(struct traced_call *tc)
 
 /* Lifts the guards of traced calls whose every sub-message is open, so a
  * new call on the same memory can be guarded; their rows wait for the
- * batch (flush). An all-open guard has nothing left to release. */
+ * batch (flush). An all-open guard has nothing left to release. Walks only
+ * the calls still armed: T.live holds every call since the last flush (up
+ * to TNBC_TRACE_FLUSH_MS of them), and walking it twice per traced call
+ * made a traced 16 KiB call 1.6-1.8x a plain one with 1024 traced calls
+ * against 1.4-1.5x with 32. */
 static void retire_open_calls(void)
 {
-    for (struct traced_call *tc = T.live; tc; tc = tc->next)
+    for (struct traced_call **p = &T.armed; *p;) {
+        struct traced_call *tc = *p;
+        assert(tc->in_armed);
         if (tc != T.last && tnbc_guard_all_open(&tc->guard[RECV]) && tnbc_guard_all_open(&tc->guard[SEND])) {
             tnbc_guard_disarm(&tc->guard[RECV], TNBC_REL_DONE);
             tnbc_guard_disarm(&tc->guard[SEND], TNBC_REL_DONE);
+            *p = tc->armed_next;
+            tc->in_armed = 0;
+        } else {
+            p = &tc->armed_next;
         }
+    }
 }
 
 static void write_dirty_sites(void)
@@ -301,7 +316,7 @@ static void flush(int now, int write_sites)
     }
     for (struct traced_call **p = &T.live; *p;) {
         struct traced_call *tc = *p;
-        if (tc != T.last && tnbc_guard_all_open(&tc->guard[RECV]) && tnbc_guard_all_open(&tc->guard[SEND])) {
+        if (tc != T.last && !tc->in_armed) {     /* retired, or never armed */
             *p = tc->next;
             write_fidelity(tc);
             free_call(tc);
@@ -397,6 +412,11 @@ static int after_call(const struct tnbc_args *a, const struct tnbc_site *site,
     record_call(tc, a, site->id, invocation, entry, ret);
     tc->next = T.live;
     T.live = tc;
+    if (tc->guard[RECV].armed || tc->guard[SEND].armed) {
+        tc->armed_next = T.armed;
+        T.armed = tc;
+        tc->in_armed = 1;
+    }
     T.last = tc;            /* its span starts at return */
     flush(tnbc_ticks() - T.last_flush >= T.flush_ticks, 1);
     return rc;
@@ -494,10 +514,12 @@ void tnbc_mode_finalize(void)
         return;
     pthread_mutex_lock(&T.lock);
     end_span(tnbc_ticks(), tnbc_program_ticks());
-    for (struct traced_call *tc = T.live; tc; tc = tc->next) {
+    for (struct traced_call *tc = T.armed; tc; tc = tc->armed_next) {
         tnbc_guard_disarm(&tc->guard[RECV], TNBC_REL_FINALIZE);
         tnbc_guard_disarm(&tc->guard[SEND], TNBC_REL_FINALIZE);
+        tc->in_armed = 0;
     }
+    T.armed = NULL;
     tnbc_gkeys_forget_all();
     for (int i = 0; i < T.stats.nrows; i++) {
         struct site_stats *s = (struct site_stats *)T.stats.rows + i;
