@@ -685,11 +685,12 @@ int tnbc_gkeys_kept(void)
  * are being unmapped), and live ones go at their lift. */
 void tnbc_gkeys_released(const void *addr, size_t len, int unmapping)
 {
-    struct resets z = { .n = 0 };
+    struct resets z;           /* (not zeroed before the quick test: 400 bytes per free) */
     uintptr_t lo = tnbc_page_down((uintptr_t)addr), hi = tnbc_page_up((uintptr_t)addr + len);
     if (!addr || !len || !atomic_load(&kept) || hi <= atomic_load(&hull_lo) ||
         lo >= atomic_load(&hull_hi))
         return;
+    z.n = 0;
     pthread_mutex_lock(&lock);
     for (int i = 0; i < nranges;) {
         struct keyed_range *r = &ranges[i];

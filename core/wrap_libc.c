@@ -40,6 +40,22 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The C library's checked entries (wrap_syscalls.def), declared by its
+ * headers only under _FORTIFY_SOURCE; the same prototypes. */
+extern ssize_t __read_chk(int, void *, size_t, size_t);
+extern ssize_t __pread_chk(int, void *, size_t, off_t, size_t);
+extern ssize_t __pread64_chk(int, void *, size_t, off64_t, size_t);
+extern ssize_t __recv_chk(int, void *, size_t, size_t, int);
+extern ssize_t __recvfrom_chk(int, void *__restrict, size_t, size_t, int, __SOCKADDR_ARG,
+                              socklen_t *__restrict);
+extern ssize_t __readlink_chk(const char *__restrict, char *__restrict, size_t, size_t);
+extern ssize_t __readlinkat_chk(int, const char *__restrict, char *__restrict, size_t, size_t);
+extern char *__getcwd_chk(char *, size_t, size_t);
+extern int __poll_chk(struct pollfd *, nfds_t, int, size_t);
+extern int __ppoll_chk(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *, size_t);
+extern size_t __fread_chk(void *__restrict, size_t, size_t, size_t, FILE *__restrict);
+extern size_t __fread_unlocked_chk(void *__restrict, size_t, size_t, size_t, FILE *__restrict);
+
 /* The next definition of `name` (libc's), looked up once. */
 #define REAL(name) \
     static __typeof__(name) *real_##name; \
@@ -159,6 +175,38 @@ size_t fread(void *p, size_t size, size_t n, FILE *f)
     REAL(fread);
     rel(p, size * n);
     return real_fread(p, size, n, f);
+}
+
+/* The unlocked and checked (_FORTIFY_SOURCE) forms move large counts
+ * (parenthesised: stdio.h may make the unlocked ones macros)
+ * straight between the buffer and the descriptor as fwrite and fread do. */
+size_t (fwrite_unlocked)(const void *p, size_t size, size_t n, FILE *f)
+{
+    REAL(fwrite_unlocked);
+    rel_r(p, size * n);
+    return real_fwrite_unlocked(p, size, n, f);
+}
+
+size_t (fread_unlocked)(void *p, size_t size, size_t n, FILE *f)
+{
+    REAL(fread_unlocked);
+    rel(p, size * n);
+    return real_fread_unlocked(p, size, n, f);
+}
+
+size_t __fread_chk(void *__restrict p, size_t plen, size_t size, size_t n, FILE *__restrict f)
+{
+    REAL(__fread_chk);
+    rel(p, size * n);
+    return real___fread_chk(p, plen, size, n, f);
+}
+
+size_t __fread_unlocked_chk(void *__restrict p, size_t plen, size_t size, size_t n,
+                            FILE *__restrict f)
+{
+    REAL(__fread_unlocked_chk);
+    rel(p, size * n);
+    return real___fread_unlocked_chk(p, plen, size, n, f);
 }
 
 /* ---- the program closes or replaces descriptors --------------------------- */

@@ -27,6 +27,7 @@
 #      reader thread with every signal blocked           blocked_reader.c
 #      sigset/sysv_signal/bsd_signal after MPI_Init      sigset_handler.c
 #   9  EFAULT: preadv/pwritev, stat, getcwd, pipe, ...  efault.c
+#      the same through _FORTIFY_SOURCE's checked entries fortify_io.c
 #  10  two threads, collectives on two communicators     threads_comms.c
 #      thread level asked for is the one seen            thread_level.c
 #  (11, SHMEM sizes and strides, is not a case of this suite.)
@@ -156,6 +157,7 @@ declare -A expect=(
     [send_reuse]=early
     [tcp_progress]=early
     [mixed_user]="early;blocking:stack"
+    [fortify_io]=early
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -170,6 +172,7 @@ declare -A what=(
     [blocked_reader]="reader thread with every signal blocked (8)"
     [sigset_handler]="program's SIGSEGV handler via sigset/sysv_signal/bsd_signal (8)"
     [efault]="pending buffers handed to system calls (9)"
+    [fortify_io]="pending buffers handed to _FORTIFY_SOURCE's __read_chk, __recv_chk, __fread_chk, ... and to fread_unlocked, fwrite_unlocked (9)"
     [threads_comms]="two threads, collectives on two communicators (10)"
     [hybrid_team]="MPI_THREAD_MULTIPLE team: collectives from one thread, halo from another, all read (10)"
     [thread_level]="the thread level asked for is the one seen (10)"
@@ -199,7 +202,7 @@ declare -A what=(
 declare -A trace_only=(
 )
 order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map fork_child
-       sigalrm_reader allgather_overlap blocked_reader sigset_handler efault threads_comms
+       sigalrm_reader allgather_overlap blocked_reader sigset_handler efault fortify_io threads_comms
        hybrid_team thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
        p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct fiber_stack fd_reuse
        signal_thread chain_pending send_reuse tcp_progress mixed_user)
@@ -265,6 +268,17 @@ check_limits_list() {
     diff <(echo "$def") <(echo "$doc") && echo "$(echo "$def" | wc -l) calls, listed"
 }
 t_run "docs/limits.md lists every call of core/wrap_syscalls.def" check_limits_list
+# fortify_io is only a test of the checked entries if the compiler used them.
+check_fortify_imports() {
+    local want="__fread_chk __fread_unlocked_chk __getcwd_chk __pread_chk __read_chk __readlink_chk __recv_chk __recvfrom_chk fread_unlocked fwrite_unlocked"
+    local got
+    got=$(nm -D "$P/fortify_io" | awk '$1 == "U" {sub(/@.*/, "", $2); print $2}' | sort | tr '\n' ' ')
+    for w in $want; do
+        [[ " $got" == *" $w "* ]] || { echo "fortify_io does not call $w"; return 1; }
+    done
+}
+[[ -z ${TORTURE_CASES:-} || " ${TORTURE_CASES} " == *" fortify_io "* ]] &&
+    t_run "fortify_io calls the checked entries it is about" check_fortify_imports
 
 # tnbc auto on receive buffers in shared mappings: its learning calls
 # cannot guard them, the site is off for that reason (not for a model
