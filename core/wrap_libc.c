@@ -41,7 +41,8 @@
 #include <unistd.h>
 
 /* The C library's checked entries (wrap_syscalls.def), declared by its
- * headers only under _FORTIFY_SOURCE; the same prototypes. */
+ * headers only under _FORTIFY_SOURCE (__open_2: an open whose flags the
+ * compiler does not know); the same prototypes. */
 extern ssize_t __read_chk(int, void *, size_t, size_t);
 extern ssize_t __pread_chk(int, void *, size_t, off_t, size_t);
 extern ssize_t __pread64_chk(int, void *, size_t, off64_t, size_t);
@@ -53,6 +54,10 @@ extern ssize_t __readlinkat_chk(int, const char *__restrict, char *__restrict, s
 extern char *__getcwd_chk(char *, size_t, size_t);
 extern int __poll_chk(struct pollfd *, nfds_t, int, size_t);
 extern int __ppoll_chk(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *, size_t);
+extern int __open_2(const char *, int);
+extern int __open64_2(const char *, int);
+extern int __openat_2(int, const char *, int);
+extern int __openat64_2(int, const char *, int);
 extern size_t __fread_chk(void *__restrict, size_t, size_t, size_t, FILE *__restrict);
 extern size_t __fread_unlocked_chk(void *__restrict, size_t, size_t, size_t, FILE *__restrict);
 
@@ -160,6 +165,24 @@ int openat(int dir, const char *path, int flags, ...)
     OPEN_MODE(flags, mode);
     rel_str(path);
     return real_openat(dir, path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+    REAL(open64);
+    mode_t mode;
+    OPEN_MODE(flags, mode);
+    rel_str(path);
+    return real_open64(path, flags, mode);
+}
+
+int openat64(int dir, const char *path, int flags, ...)
+{
+    REAL(openat64);
+    mode_t mode;
+    OPEN_MODE(flags, mode);
+    rel_str(path);
+    return real_openat64(dir, path, flags, mode);
 }
 #endif
 

@@ -172,7 +172,7 @@ declare -A what=(
     [blocked_reader]="reader thread with every signal blocked (8)"
     [sigset_handler]="program's SIGSEGV handler via sigset/sysv_signal/bsd_signal (8)"
     [efault]="pending buffers handed to system calls (9)"
-    [fortify_io]="pending buffers handed to _FORTIFY_SOURCE's __read_chk, __recv_chk, __fread_chk, ... and to fread_unlocked, fwrite_unlocked (9)"
+    [fortify_io]="pending buffers handed to _FORTIFY_SOURCE's __read_chk, __recv_chk, __fread_chk, __open_2, ..., to fread_unlocked, fwrite_unlocked, and paths to open64, fopen64 (9)"
     [threads_comms]="two threads, collectives on two communicators (10)"
     [hybrid_team]="MPI_THREAD_MULTIPLE team: collectives from one thread, halo from another, all read (10)"
     [thread_level]="the thread level asked for is the one seen (10)"
@@ -270,7 +270,7 @@ check_limits_list() {
 t_run "docs/limits.md lists every call of core/wrap_syscalls.def" check_limits_list
 # fortify_io is only a test of the checked entries if the compiler used them.
 check_fortify_imports() {
-    local want="__fread_chk __fread_unlocked_chk __getcwd_chk __pread_chk __read_chk __readlink_chk __recv_chk __recvfrom_chk fread_unlocked fwrite_unlocked"
+    local want="__fread_chk __fread_unlocked_chk __getcwd_chk __pread_chk __read_chk __readlink_chk __recv_chk __recvfrom_chk fread_unlocked fwrite_unlocked __open_2 __open64_2 __openat_2 open64 openat64 fopen64"
     local got
     got=$(nm -D "$P/fortify_io" | awk '$1 == "U" {sub(/@.*/, "", $2); print $2}' | sort | tr '\n' ' ')
     for w in $want; do

@@ -3,7 +3,9 @@
  * size (static arrays) handed, right after the call, to read, pread, recv,
  * recvfrom, readlink, getcwd, fread and fread_unlocked with lengths known
  * only at run time, so the compiler calls the C library's checked entries
- * (__read_chk, ...); and to stdio's unlocked fread and fwrite. Those reach the kernel through the library's own
+ * (__read_chk, ...); and to stdio's unlocked fread and fwrite. Paths that
+ * arrive in the call, opened at once through __open_2 and the large-file
+ * names (open64, fopen64, ...). Those reach the kernel through the library's own
  * read, not the symbol: before they were wrapped, the kernel met the
  * guarded pages and the reads came back short (EFAULT) with stale data.
  * Blocks of 4 MiB, so that data is still on its way when the call is made.
@@ -27,6 +29,28 @@ static void exchange(int it)
         sbuf[i] = (char)(i * 13 + (size_t)tt_rank * 7 + (size_t)it);
     MPI_Alltoall(sbuf, BLK, MPI_CHAR, rbuf, BLK, MPI_CHAR, MPI_COMM_WORLD);
 }
+
+/* As exchange, with "/dev/null" at PATH_OFF of every block: a path that
+ * arrives in the call and is opened at once. */
+#define PATH_OFF (3 * (1 << 20) + 11)
+static const char *exchange_path(int it)
+{
+    for (size_t i = 0; i < sizeof sbuf; i++)
+        sbuf[i] = (char)(i * 13 + (size_t)tt_rank * 7 + (size_t)it);
+    memcpy(sbuf + PATH_OFF, "/dev/null", 10);
+    memcpy(sbuf + BLK + PATH_OFF, "/dev/null", 10);
+    MPI_Alltoall(sbuf, BLK, MPI_CHAR, rbuf, BLK, MPI_CHAR, MPI_COMM_WORLD);
+    return rbuf + (size_t)(1 - tt_rank) * BLK + PATH_OFF;   /* the peer's block */
+}
+
+static int opened(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+    return fd >= 0;
+}
+
+static volatile int runtime_flags = O_RDONLY;   /* unknown: open calls __open_2 */
 
 static void report(const char *what, int it, long got)
 {
@@ -93,6 +117,19 @@ int main(int argc, char **argv)
         exchange(it + 80);
         rewind(f);
         report("fread_unlocked", it, (long)fread_u(rbuf + 5, 1, n - 5, f));
+        /* Paths: open with flags the compiler does not know (__open_2,
+         * __open64_2, __openat_2), and the large-file names. */
+        int o1 = opened(open(exchange_path(it + 100), runtime_flags));
+        int o2 = opened(open64(exchange_path(it + 101), runtime_flags));
+        int o3 = opened(openat(AT_FDCWD, exchange_path(it + 102), runtime_flags));
+        int o4 = opened(open64(exchange_path(it + 103), O_RDONLY));
+        int o5 = opened(openat64(AT_FDCWD, exchange_path(it + 104), O_RDONLY));
+        FILE *g = fopen64(exchange_path(it + 105), "r");
+        tt_out("rank %d it %d open_2 %d open64_2 %d openat_2 %d open64 %d openat64 %d fopen64 %d\n",
+               tt_rank, it, o1, o2, o3, o4, o5, g != NULL);
+        if (g)
+            fclose(g);
+
         exchange(it + 90);
         FILE *w = tmpfile();
         size_t put = w ? fwrite_unlocked(rbuf, 1, n, w) : 0;
