@@ -270,7 +270,7 @@ check_limits_list() {
 t_run "docs/limits.md lists every call of core/wrap_syscalls.def" check_limits_list
 # fortify_io is only a test of the checked entries if the compiler used them.
 check_fortify_imports() {
-    local want="__fread_chk __fread_unlocked_chk __getcwd_chk __pread_chk __read_chk __readlink_chk __recv_chk __recvfrom_chk fread_unlocked fwrite_unlocked __open_2 __open64_2 __openat_2 open64 openat64 fopen64"
+    local want="__fread_chk __fread_unlocked_chk __getcwd_chk __pread_chk __read_chk __readlink_chk __recv_chk __recvfrom_chk fread_unlocked fwrite_unlocked __open_2 __open64_2 __openat_2 open64 openat64 fopen64 preadv64v2"
     local got
     got=$(nm -D "$P/fortify_io" | awk '$1 == "U" {sub(/@.*/, "", $2); print $2}' | sort | tr '\n' ' ')
     for w in $want; do

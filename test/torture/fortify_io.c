@@ -5,7 +5,7 @@
  * only at run time, so the compiler calls the C library's checked entries
  * (__read_chk, ...); and to stdio's unlocked fread and fwrite. Paths that
  * arrive in the call, opened at once through __open_2 and the large-file
- * names (open64, fopen64, ...). Those reach the kernel through the library's own
+ * names (open64, fopen64, preadv64v2, ...). Those reach the kernel through the library's own
  * read, not the symbol: before they were wrapped, the kernel met the
  * guarded pages and the reads came back short (EFAULT) with stale data.
  * Blocks of 4 MiB, so that data is still on its way when the call is made.
@@ -13,6 +13,7 @@
 #include "tt.h"
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define BLK (4 << 20)
@@ -82,6 +83,10 @@ int main(int argc, char **argv)
         report("read", it, lseek(fd, 0, SEEK_SET) == 0 ? (long)read(fd, rbuf, n) : -2);
         exchange(it + 10);
         report("pread", it, (long)pread(fd, rbuf + 100, n - 100, 0));
+
+        exchange(it + 15);
+        struct iovec v = { rbuf + 77, n - 77 };
+        report("preadv64v2", it, (long)preadv64v2(fd, &v, 1, 0, 0));
 
         exchange(it + 20);
         long sent = sp == 0 ? (long)write(sv[0], filedata, 65536) : -1;
