@@ -44,7 +44,8 @@
 # send buffer), send_reuse.c (the send buffer written, read into, freed,
 # discarded and received into while sends may still read its pages),
 # tcp_progress.c (the program's MPI call writes out the call's pieces queued
-# on a TCP connection), mixed_user.c (an ordinary program doing many of
+# on a TCP connection), openmp_team.c (an OpenMP team reads the blocks),
+# mixed_user.c (an ordinary program doing many of
 # these at once on sub-communicators).
 set -u
 cd "$(dirname "$0")/.."
@@ -158,6 +159,7 @@ declare -A expect=(
     [tcp_progress]=early
     [mixed_user]="early;blocking:stack"
     [fortify_io]=early
+    [openmp_team]=early
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -172,6 +174,7 @@ declare -A what=(
     [blocked_reader]="reader thread with every signal blocked (8)"
     [sigset_handler]="program's SIGSEGV handler via sigset/sysv_signal/bsd_signal (8)"
     [efault]="pending buffers handed to system calls (9)"
+    [openmp_team]="MPI + OpenMP: libgomp's team reads the blocks in a scrambled order, backwards, right after the call"
     [fortify_io]="pending buffers handed to _FORTIFY_SOURCE's __read_chk, __recv_chk, __fread_chk, __open_2, ..., to fread_unlocked, fwrite_unlocked, and paths to open64, fopen64 (9)"
     [threads_comms]="two threads, collectives on two communicators (10)"
     [hybrid_team]="MPI_THREAD_MULTIPLE team: collectives from one thread, halo from another, all read (10)"
@@ -203,7 +206,7 @@ declare -A trace_only=(
 )
 order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map fork_child
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault fortify_io threads_comms
-       hybrid_team thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
+       hybrid_team openmp_team thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
        p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct fiber_stack fd_reuse
        signal_thread chain_pending send_reuse tcp_progress mixed_user)
 # Ranks per case: 2, but where the case needs sources beyond the own one
