@@ -45,6 +45,10 @@ void tnbc_release_all(enum tnbc_release_reason why);
 int tnbc_init(int *argc, char ***argv, int required, int *provided);
 int tnbc_finalize(void);
 int tnbc_is_active(void);     /* initialised and not disabled */
+/* Whether the process's free() is tnbc's wrapper (core/wrap_libc.c). A
+ * program that defines free() itself (an allocator linked into it) hands
+ * memory back without tnbc seeing it: NULL when so, else the reason. */
+const char *tnbc_foreign_free(void);
 /* RMA windows (core/wrap_windows.c): memory a window exposes is never
  * guarded. release: before it is exposed, pending data in it lands. */
 void tnbc_window_release(const void *base, MPI_Aint size);

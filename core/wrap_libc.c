@@ -508,6 +508,21 @@ void free(void *p)
     next_alloc.free(p);
 }
 
+/* This file's free(), whatever the process's `free` resolves to. */
+extern __typeof__(free) tnbc_own_free __attribute__((alias("free"), copy(free), visibility("hidden")));
+
+const char *tnbc_foreign_free(void)
+{
+    static int foreign = -1;       /* not looked up yet */
+    if (foreign < 0) {
+        void *global = dlsym(RTLD_DEFAULT, "free");
+        foreign = global && global != (void *)tnbc_own_free;
+    }
+    return foreign ? "the program defines free() itself (an allocator linked into it): tnbc "
+                     "cannot see a buffer handed back while its data is on its way"
+                   : NULL;
+}
+
 void *realloc(void *p, size_t n)
 {
     lookup_allocator();
@@ -515,5 +530,11 @@ void *realloc(void *p, size_t n)
         return __libc_realloc(p, n);
     release_block(p);
     return next_alloc.realloc(p, n);
+}
+#else
+/* The sanitizers' allocator is the process's; free() is not wrapped there. */
+const char *tnbc_foreign_free(void)
+{
+    return NULL;
 }
 #endif /* sanitizers bring their own allocator */

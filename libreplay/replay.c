@@ -130,6 +130,7 @@ static struct {
     int passive;           /* off everywhere, but counting calls for the summary */
     int loaded;            /* the profile was read (before MPI_Init_thread) */
     int wants_on;          /* it turns on a site of a module loaded here */
+    const char *foreign_free;  /* tnbc_foreign_free(): this rank runs blocking */
     int user_level;        /* the thread level the program asked for */
     int multiple;          /* it asked for MPI_THREAD_MULTIPLE: the token */
     char prof_err[TNBC_PROFILE_ERRLEN];
@@ -174,6 +175,16 @@ static int site_module_loaded(const char *id)
     return q.found;
 }
 
+/* Memory handed back behind tnbc's back may be unmapped and mapped again
+ * while a landing or a send from its pages is under way: such a rank runs
+ * as without tnbc (and candidate() says no where other ranks run). */
+static void refuse_foreign_free(void)
+{
+    R.foreign_free = R.wants_on ? tnbc_foreign_free() : NULL;
+    if (R.foreign_free)
+        R.wants_on = 0;
+}
+
 /* Reads TNBC_PROFILE once, before MPI_Init_thread: whether any of its
  * sites that are on can be reached from this process decides the thread
  * level. Errors are reported by tnbc_mode_init, once the rank is known. */
@@ -186,6 +197,7 @@ static void load_profile(void)
         /* Without a profile, TNBC_AUTO learns one: the machinery runs. */
         R.autotune = R.wants_on = tnbc_env_bool("TNBC_AUTO", 0);
         R.loaded = R.autotune;
+        refuse_foreign_free();
         return;
     }
     R.loaded = 1;
@@ -194,6 +206,7 @@ static void load_profile(void)
     for (int i = 0; R.prof && i < R.prof->nsites && !R.wants_on; i++)
         R.wants_on = R.prof->sites[i].on && tnbc_op_from_name(R.prof->sites[i].op) >= 0 &&
                      site_module_loaded(R.prof->sites[i].site);
+    refuse_foreign_free();
 }
 
 int tnbc_mode_thread_level(int required)
@@ -287,6 +300,8 @@ int tnbc_mode_init(int provided)
         tnbc_warn("%s; every collective runs blocking", R.prof_err);
     if (R.identity[0] && R.rank == 0)
         tnbc_warn("warning: %s", R.identity);
+    if (R.foreign_free)
+        tnbc_warn("every collective on this rank runs blocking: %s", R.foreign_free);
     if (!all_ranks_on(provided)) {
         /* Off everywhere: exactly as without tnbc (no thread, no agreement).
          * With a summary asked for, the calls are still counted per site,
@@ -505,6 +520,11 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
     if (!*ps || !(*ps)->on) {
         *why = *ps ? (*ps)->reason : "site not in the profile";
         *fb = *ps ? FB_OFF : FB_NOT_PROFILED;
+        return NULL;
+    }
+    if (R.foreign_free) {
+        *why = R.foreign_free;
+        *fb = FB_UNSAFE;
         return NULL;
     }
     /* Without a descriptor (no MPI_THREAD_MULTIPLE, or land_init failed)
@@ -1062,7 +1082,8 @@ static int collective(const struct tnbc_args *a, void *caller)
     if (R.passive) {
         const struct tnbc_site *site = tnbc_site_on(caller, a->comm);
         const struct tnbc_profile_site *off = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op));
-        return blocking(a, stats_for(site, a->op), off ? FB_OFF : FB_NOT_PROFILED);
+        return blocking(a, stats_for(site, a->op),
+                        !off ? FB_NOT_PROFILED : off->on && R.foreign_free ? FB_UNSAFE : FB_OFF);
     }
     if (R.on && R.autotune)
         return auto_collective(a, caller);

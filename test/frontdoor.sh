@@ -125,6 +125,42 @@ t_run "fail: run -p of a missing profile names it" \
 t_run "fail: report of a missing database names it" \
     fails_naming "nothere.db: no such file" "Traceback" "$TNBC" report nothere.db -o "$W/r"
 
+# The caller's LD_PRELOAD (an allocator, another tool) reaches the ranks
+# behind tnbc's library, whose free() stays the process's (docs/limits.md).
+keeps_preload() {
+    cat > "$W/mark.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+__attribute__((constructor)) static void mark(void)
+{
+    const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+    Dl_info di;
+    void *f = dlsym(RTLD_DEFAULT, "free");
+    if (rank)
+        fprintf(stderr, "mark rank %s free from %s\n", rank,
+                f && dladdr(f, &di) && strstr(di.dli_fname, "libtnbc-") ? "tnbc" : "elsewhere");
+}
+C
+    cc -shared -fPIC -o "$W/mark.so" "$W/mark.c" -ldl || return 1
+    (cd "$W" && "$TNBC" analyze run.db -o keep.profile -q) || return 1
+    local mode err
+    for mode in trace run; do
+        if [[ $mode == trace ]]; then
+            err=$(cd "$W" && LD_PRELOAD=$W/mark.so "$TNBC" trace -o keep.db -- \
+                  timeout -k 5 60 mpirun --oversubscribe -np 2 "$AO" alltoall 65536 1,0 2 2>&1 >/dev/null)
+        else
+            err=$(cd "$W" && LD_PRELOAD=$W/mark.so "$TNBC" run -p keep.profile -- \
+                  timeout -k 5 60 mpirun --oversubscribe -np 2 "$AO" alltoall 65536 1,0 2 2>&1 >/dev/null)
+        fi
+        [[ $(grep -c '^mark rank [01] free from tnbc$' <<<"$err") -eq 2 ]] ||
+            { echo "tnbc $mode: the caller's preload missing or ahead of tnbc:"; echo "$err"; return 1; }
+    done
+}
+t_run "launch: the caller's LD_PRELOAD is kept, behind tnbc's library" keeps_preload
+
 # ---------------------------------------------------------------- launchers
 
 # A fake MPICH mpiexec (Hydra): prints its arguments. Settings must come as
