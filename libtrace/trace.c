@@ -109,6 +109,12 @@ int tnbc_mode_init(int provided)
         tnbc_warn("cannot count the ranks per machine; the trace leaves it unknown");
     }
     T.rank = info.rank;
+    /* Results are unaffected (the trace delays no data), but a freed
+     * buffer keeps its guard: the allocator's writes into it count as the
+     * program's touches. */
+    if (tnbc_foreign_free() && info.rank == 0)
+        tnbc_warn("warning: the program defines free() itself; a touch of a buffer after it was freed "
+                  "may be the allocator's, recorded as the program's");
     T.db = tnbc_rank_db_open(dir, &info);
     if (!T.db) {
         tnbc_warn("tracing disabled: no trace database; collectives run unchanged");
