@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
@@ -515,8 +516,16 @@ const char *tnbc_foreign_free(void)
 {
     static int foreign = -1;       /* not looked up yet */
     if (foreign < 0) {
+        /* Another definition of free, not merely the executable's
+         * canonical PLT entry (an executable that takes free's address,
+         * as Python's does, has one: an undefined symbol with a value,
+         * which dlsym returns; calls through it reach ours). */
         void *global = dlsym(RTLD_DEFAULT, "free");
-        foreign = global && global != (void *)tnbc_own_free;
+        Dl_info di;
+        const ElfW(Sym) *sym = NULL;
+        foreign = global && global != (void *)tnbc_own_free &&
+                  dladdr1(global, &di, (void **)&sym, RTLD_DL_SYMENT) && sym &&
+                  sym->st_shndx != SHN_UNDEF;
     }
     return foreign ? "the program defines free() itself (an allocator linked into it): tnbc "
                      "cannot see a buffer handed back while its data is on its way"

@@ -94,7 +94,8 @@ $(BUILD)/test/torture/%: test/torture/%.c test/torture/tt.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g -pthread \
 	    $(if $(filter fortify_%,$(notdir $@)),-U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2) \
-	    $(if $(filter openmp_%,$(notdir $@)),-fopenmp) -o $@ $< -lm
+	    $(if $(filter openmp_%,$(notdir $@)),-fopenmp) \
+	    $(if $(filter nopie_%,$(notdir $@)),-fno-pie -no-pie) -o $@ $< -lm
 
 $(BUILD)/test/torture/%: test/torture/%.f90
 	@mkdir -p $(dir $@)

@@ -46,6 +46,7 @@
 # tcp_progress.c (the program's MPI call writes out the call's pieces queued
 # on a TCP connection), openmp_team.c (an OpenMP team reads the blocks),
 # own_alloc.c (the program defines malloc and free itself),
+# nopie_free_pointer.c (free's address taken in a non-PIE executable),
 # mixed_user.c (an ordinary program doing many of
 # these at once on sub-communicators).
 set -u
@@ -162,6 +163,7 @@ declare -A expect=(
     [fortify_io]=early
     [openmp_team]=early
     [own_alloc]="blocking:defines free\\(\\) itself"
+    [nopie_free_pointer]=early
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -176,6 +178,7 @@ declare -A what=(
     [blocked_reader]="reader thread with every signal blocked (8)"
     [sigset_handler]="program's SIGSEGV handler via sigset/sysv_signal/bsd_signal (8)"
     [efault]="pending buffers handed to system calls (9)"
+    [nopie_free_pointer]="a non-PIE program keeping free in a table of pointers (Python's way): not its own free, calls go early"
     [own_alloc]="the program's own malloc and free: buffers handed back unseen, so every call runs blocking"
     [openmp_team]="MPI + OpenMP: libgomp's team reads the blocks in a scrambled order, backwards, right after the call"
     [fortify_io]="pending buffers handed to _FORTIFY_SOURCE's __read_chk, __recv_chk, __fread_chk, __open_2, ..., to fread_unlocked, fwrite_unlocked, and paths to open64, fopen64 (9)"
@@ -209,7 +212,7 @@ declare -A trace_only=(
 )
 order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map fork_child
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault fortify_io threads_comms
-       hybrid_team openmp_team own_alloc thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
+       hybrid_team openmp_team own_alloc nopie_free_pointer thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
        p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct fiber_stack fd_reuse
        signal_thread chain_pending send_reuse tcp_progress mixed_user)
 # Ranks per case: 2, but where the case needs sources beyond the own one
