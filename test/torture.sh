@@ -47,6 +47,7 @@
 # on a TCP connection), openmp_team.c (an OpenMP team reads the blocks),
 # own_alloc.c (the program defines malloc and free itself),
 # nopie_free_pointer.c (free's address taken in a non-PIE executable),
+# mpi4py_numpy.py (a Python program: mpi4py and numpy arrays),
 # mixed_user.c (an ordinary program doing many of
 # these at once on sub-communicators).
 set -u
@@ -122,7 +123,7 @@ expected_one() { # NAME ITEM
 }
 
 torture() { # NAME NP EXPECT
-    local name=$1 np=$2 prog=$P/$1 rc args=${args_of[$1]:-}
+    local name=$1 np=$2 prog=${prog_of[$1]:-$P/$1} rc args=${args_of[$1]:-}
     $(mpi "$np" "$prog" "$args") > "$W/$name.plain" 2> "$W/$name.plain.err"; rc=$?
     ran "$name" plain $rc || return 1
     $TNBC trace -o "$W/$name.db" -- $(mpi "$np" "$prog" "$args") > "$W/$name.trace" 2> "$W/$name.trace.err"; rc=$?
@@ -164,6 +165,7 @@ declare -A expect=(
     [openmp_team]=early
     [own_alloc]="blocking:defines free\\(\\) itself"
     [nopie_free_pointer]=early
+    [mpi4py_numpy]=early
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -178,6 +180,7 @@ declare -A what=(
     [blocked_reader]="reader thread with every signal blocked (8)"
     [sigset_handler]="program's SIGSEGV handler via sigset/sysv_signal/bsd_signal (8)"
     [efault]="pending buffers handed to system calls (9)"
+    [mpi4py_numpy]="mpi4py + numpy: arrays received and read at once by numpy, dropped by reference counting"
     [nopie_free_pointer]="a non-PIE program keeping free in a table of pointers (Python's way): not its own free, calls go early"
     [own_alloc]="the program's own malloc and free: buffers handed back unseen, so every call runs blocking"
     [openmp_team]="MPI + OpenMP: libgomp's team reads the blocks in a scrambled order, backwards, right after the call"
@@ -214,16 +217,24 @@ order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map 
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault fortify_io threads_comms
        hybrid_team openmp_team own_alloc nopie_free_pointer thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
        p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct fiber_stack fd_reuse
-       signal_thread chain_pending send_reuse tcp_progress mixed_user)
+       signal_thread chain_pending send_reuse tcp_progress mixed_user mpi4py_numpy)
 # Ranks per case: 2, but where the case needs sources beyond the own one
 # and a second remote one (one landing while another is still in flight).
 declare -A np_of=([interleaved_types]=4 [mixed_user]=4)
 # mpirun arguments per case: TCP between the two local ranks, where the
 # case is about MPI's TCP progress.
 declare -A args_of=([tcp_progress]="--mca btl self,tcp")
+# Programs that are not built here: a Python script (Debian's
+# python3-mpi4py and python3-numpy, mk/deps.d/core.txt).
+declare -A prog_of=([mpi4py_numpy]="/usr/bin/python3 $PWD/test/torture/mpi4py_numpy.py")
+have_mpi4py() { /usr/bin/python3 -c 'import mpi4py, numpy' 2>/dev/null; }
 for c in ${TORTURE_CASES:-${order[@]}}; do
     [[ $c == profiles || $c == auto ]] && continue
-    [[ -x $P/$c ]] || { t_run "$c: built" false; continue; }
+    if [[ $c == mpi4py_numpy ]] && ! have_mpi4py; then
+        t_skip "$c: ${what[$c]}" "python3-mpi4py or python3-numpy is not installed (make deps)"
+        continue
+    fi
+    [[ -n ${prog_of[$c]:-} || -x $P/$c ]] || { t_run "$c: built" false; continue; }
     T_TIMEOUT=$((4 * TORTURE_TIMEOUT + 60)) t_run "$c: ${what[$c]:-}" torture "$c" "${np_of[$c]:-2}" "${expect[$c]:--}"
     [[ -n ${trace_only[$c]:-} ]] && t_skip "$c: tuned and forced runs" "${trace_only[$c]}"
 done
