@@ -150,41 +150,29 @@ static int takes_mode(int flags)
         va_end(ap_);                                            \
     } while (0)
 
-int open(const char *path, int flags, ...)
-{
-    REAL(open);
-    mode_t mode;
-    OPEN_MODE(flags, mode);
-    rel_str(path);
-    return real_open(path, flags, mode);
-}
-
-int openat(int dir, const char *path, int flags, ...)
-{
-    REAL(openat);
-    mode_t mode;
-    OPEN_MODE(flags, mode);
-    rel_str(path);
-    return real_openat(dir, path, flags, mode);
-}
-
-int open64(const char *path, int flags, ...)
-{
-    REAL(open64);
-    mode_t mode;
-    OPEN_MODE(flags, mode);
-    rel_str(path);
-    return real_open64(path, flags, mode);
-}
-
-int openat64(int dir, const char *path, int flags, ...)
-{
-    REAL(openat64);
-    mode_t mode;
-    OPEN_MODE(flags, mode);
-    rel_str(path);
-    return real_openat64(dir, path, flags, mode);
-}
+/* open and its large-file twin; openat and its. */
+#define WRAP_OPEN(name)                                       \
+    int name(const char *path, int flags, ...)                \
+    {                                                         \
+        REAL(name);                                           \
+        mode_t mode;                                          \
+        OPEN_MODE(flags, mode);                               \
+        rel_str(path);                                        \
+        return real_##name(path, flags, mode);                \
+    }
+#define WRAP_OPENAT(name)                                     \
+    int name(int dir, const char *path, int flags, ...)       \
+    {                                                         \
+        REAL(name);                                           \
+        mode_t mode;                                          \
+        OPEN_MODE(flags, mode);                               \
+        rel_str(path);                                        \
+        return real_##name(dir, path, flags, mode);           \
+    }
+WRAP_OPEN(open)
+WRAP_OPEN(open64)
+WRAP_OPENAT(openat)
+WRAP_OPENAT(openat64)
 #endif
 
 size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
