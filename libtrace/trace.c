@@ -27,6 +27,17 @@ const char tnbc_mode_name[] = "tnbc trace";
 enum { RECV, SEND };
 static const char *const side_name[2] = { "recv", "send" };
 
+/* A traced call's lifecycle (under T.lock):
+ *
+ *   after_call --> LIVE (on T.live), and ARMED too (on T.armed) where a
+ *                  guard could be armed
+ *   ARMED --every sub-message open, not T.last (retire_open_calls)-->
+ *          RETIRED: guards disarmed, off T.armed
+ *   LIVE, not ARMED, not T.last --flush--> row written, freed
+ *   finalize: every ARMED call disarmed, then flushed
+ *
+ * Invariant: tc->in_armed exactly when tc is on T.armed; a freed call
+ * never is. */
 struct traced_call {
     int64_t call_id;
     struct tnbc_call_layout layout;
@@ -323,6 +334,7 @@ static void flush(int now, int write_sites)
     for (struct traced_call **p = &T.live; *p;) {
         struct traced_call *tc = *p;
         if (tc != T.last && !tc->in_armed) {     /* retired, or never armed */
+            assert(!tc->guard[RECV].armed && !tc->guard[SEND].armed);
             *p = tc->next;
             write_fidelity(tc);
             free_call(tc);
