@@ -24,24 +24,29 @@ static char rbuf[2 * BLK];
 static char filedata[FILE_BYTES];
 static volatile size_t runtime_len = 2 * BLK;   /* unknown to the compiler */
 
-static void exchange(int it)
+/* The Alltoall of iteration `it`'s send pattern into rbuf, with `path`
+ * (NULL: none) at PATH_OFF of every block. */
+#define PATH_OFF (3 * (1 << 20) + 11)
+static void exchange_with(int it, const char *path)
 {
     for (size_t i = 0; i < sizeof sbuf; i++)
         sbuf[i] = (char)(i * 13 + (size_t)tt_rank * 7 + (size_t)it);
+    for (int b = 0; path && b < 2; b++)
+        memcpy(sbuf + (size_t)b * BLK + PATH_OFF, path, strlen(path) + 1);
     MPI_Alltoall(sbuf, BLK, MPI_CHAR, rbuf, BLK, MPI_CHAR, MPI_COMM_WORLD);
 }
 
-/* As exchange, with "/dev/null" at PATH_OFF of every block: a path that
- * arrives in the call and is opened at once. */
-#define PATH_OFF (3 * (1 << 20) + 11)
+static void exchange(int it)
+{
+    exchange_with(it, NULL);
+}
+
+/* "/dev/null" arrives in the call, in the peer's block, and is opened at
+ * once. */
 static const char *exchange_path(int it)
 {
-    for (size_t i = 0; i < sizeof sbuf; i++)
-        sbuf[i] = (char)(i * 13 + (size_t)tt_rank * 7 + (size_t)it);
-    memcpy(sbuf + PATH_OFF, "/dev/null", 10);
-    memcpy(sbuf + BLK + PATH_OFF, "/dev/null", 10);
-    MPI_Alltoall(sbuf, BLK, MPI_CHAR, rbuf, BLK, MPI_CHAR, MPI_COMM_WORLD);
-    return rbuf + (size_t)(1 - tt_rank) * BLK + PATH_OFF;   /* the peer's block */
+    exchange_with(it, "/dev/null");
+    return rbuf + (size_t)(1 - tt_rank) * BLK + PATH_OFF;
 }
 
 static int opened(int fd)
