@@ -12,7 +12,10 @@
 #include "guard_keys.h"
 #include "intercept.h"
 
+#include <aio.h>
 #include <dirent.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -110,6 +113,61 @@ static void rel_msg(const struct msghdr *m, void (*release)(const void *, size_t
     release(m->msg_control, m->msg_controllen);
 }
 
+/* sendmmsg and recvmmsg: the kernel writes each header's msg_len (the
+ * array is released whole), then each header as rel_msg. */
+static __attribute__((unused)) void rel_mmsg(const struct mmsghdr *v, unsigned int n,
+                                             void (*release)(const void *, size_t))
+{
+    if (!tnbc_guard_active() || !v)
+        return;
+    rel(v, (size_t)n * sizeof *v);
+    for (unsigned int i = 0; i < n; i++)
+        rel_msg(&v[i].msg_hdr, release);
+}
+
+/* The 64-bit names take the same control block where off_t is 64 bits,
+ * as on every target built here. */
+_Static_assert(sizeof(struct aiocb64) == sizeof(struct aiocb) &&
+               offsetof(struct aiocb64, aio_buf) == offsetof(struct aiocb, aio_buf) &&
+               offsetof(struct aiocb64, aio_nbytes) == offsetof(struct aiocb, aio_nbytes) &&
+               offsetof(struct aiocb64, aio_lio_opcode) == offsetof(struct aiocb, aio_lio_opcode),
+               "struct aiocb64 is laid out as struct aiocb");
+
+/* An aio request: the C library writes its state into the control block;
+ * its helper thread later writes the buffer (LIO_READ) or reads it
+ * (LIO_WRITE) with its own internal calls, which no wrapper sees. */
+static __attribute__((unused)) void rel_aiocb(const struct aiocb *cb, int op)
+{
+    if (!tnbc_guard_active() || !cb)
+        return;
+    rel(cb, sizeof *cb);
+    const void *buf = (const void *)(uintptr_t)cb->aio_buf;
+    if (op == LIO_READ)
+        rel(buf, cb->aio_nbytes);
+    else if (op == LIO_WRITE)
+        rel_r(buf, cb->aio_nbytes);
+}
+
+static __attribute__((unused)) void rel_lio(struct aiocb *const *list, int n)
+{
+    if (!tnbc_guard_active() || !list || n <= 0)
+        return;
+    rel_r(list, (size_t)n * sizeof *list);
+    for (int i = 0; i < n; i++)
+        if (list[i])
+            rel_aiocb(list[i], list[i]->aio_lio_opcode);
+}
+
+/* process_vm_readv/writev: the remote iovecs are this process's memory
+ * where pid is this process (a self-copy through the kernel). */
+static __attribute__((unused)) void rel_own_iov(pid_t pid, const struct iovec *iov,
+                                                unsigned long n,
+                                                void (*release)(const void *, size_t))
+{
+    if (tnbc_guard_active() && iov && pid == getpid())
+        rel_iov(iov, n > INT_MAX ? INT_MAX : (int)n, release);
+}
+
 #define MEM(p, n) rel((p), (n))
 #define MEMR(p, n) rel_r((p), (n))
 #define IOV(v, n) rel_iov((v), (n), rel)
@@ -117,6 +175,12 @@ static void rel_msg(const struct msghdr *m, void (*release)(const void *, size_t
 #define STR(s) rel_str(s)
 #define MSG(m) rel_msg((m), rel)
 #define MSGR(m) rel_msg((m), rel_r)
+#define MMSG(v, n) rel_mmsg((v), (n), rel)
+#define MMSGR(v, n) rel_mmsg((v), (n), rel_r)
+#define AIOCB(cb, op) rel_aiocb((const struct aiocb *)(cb), (op))
+#define LIO(list, n) rel_lio((struct aiocb *const *)(list), (n))
+#define OWN_IOV(pid, v, n) rel_own_iov((pid), (v), (n), rel)
+#define OWN_IOVR(pid, v, n) rel_own_iov((pid), (v), (n), rel_r)
 #define SYSCALL(ret, name, params, args, releases) \
     ret name params \
     { \

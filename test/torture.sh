@@ -28,6 +28,8 @@
 #      sigset/sysv_signal/bsd_signal after MPI_Init      sigset_handler.c
 #   9  EFAULT: preadv/pwritev, stat, getcwd, pipe, ...  efault.c
 #      the same through _FORTIFY_SOURCE's checked entries fortify_io.c
+#      aio_*, lio_listio, sendmmsg/recvmmsg, vmsplice,
+#      process_vm_readv/writev on the process itself    kernel_io.c
 #  10  two threads, collectives on two communicators     threads_comms.c
 #      thread level asked for is the one seen            thread_level.c
 #  (11, SHMEM sizes and strides, is not a case of this suite.)
@@ -162,6 +164,7 @@ declare -A expect=(
     [tcp_progress]=early
     [mixed_user]="early;blocking:stack"
     [fortify_io]=early
+    [kernel_io]=early
     [openmp_team]=early
     [own_alloc]="blocking:defines free\\(\\) itself"
     [nopie_free_pointer]=early
@@ -185,6 +188,7 @@ declare -A what=(
     [own_alloc]="the program's own malloc and free: buffers handed back unseen, so every call runs blocking"
     [openmp_team]="MPI + OpenMP: libgomp's team reads the blocks in a scrambled order, backwards, right after the call"
     [fortify_io]="pending buffers handed to _FORTIFY_SOURCE's __read_chk, __recv_chk, __fread_chk, __open_2, ..., to fread_unlocked, fwrite_unlocked, and paths to open64, fopen64 (9)"
+    [kernel_io]="pending buffers handed to aio_write/aio_read/lio_listio (glibc's helper threads), sendmmsg/recvmmsg, vmsplice, process_vm_readv/writev on itself (9)"
     [threads_comms]="two threads, collectives on two communicators (10)"
     [hybrid_team]="MPI_THREAD_MULTIPLE team: collectives from one thread, halo from another, all read (10)"
     [thread_level]="the thread level asked for is the one seen (10)"
@@ -214,8 +218,8 @@ declare -A what=(
 declare -A trace_only=(
 )
 order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map fork_child
-       sigalrm_reader allgather_overlap blocked_reader sigset_handler efault fortify_io threads_comms
-       hybrid_team openmp_team own_alloc nopie_free_pointer thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
+       sigalrm_reader allgather_overlap blocked_reader sigset_handler efault fortify_io kernel_io
+       threads_comms hybrid_team openmp_team own_alloc nopie_free_pointer thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
        p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct fiber_stack fd_reuse
        signal_thread chain_pending send_reuse tcp_progress mixed_user mpi4py_numpy)
 # Ranks per case: 2, but where the case needs sources beyond the own one
