@@ -4,15 +4,17 @@
  * asynchronous I/O (aio_write of a received block as a checkpoint,
  * aio_read into one, lio_listio of two, the large-file names), sendmmsg
  * and recvmmsg, vmsplice into a pipe, and process_vm_readv/writev on the
- * process itself. glibc's aio threads write through its own internal
+ * process itself, a path reopening a stream (freopen), and SysV message
+ * queues. glibc's aio threads write through its own internal
  * pwrite, and the others are single system calls: a guarded page there
  * made the kernel answer EFAULT and the data never moved. Buffers are
- * malloc'd at odd offsets, blocks of 4 MiB so that data is still on its
+ * at odd offsets, blocks of 4 MiB so that data is still on its
  * way when the call is made. */
 #include "tt.h"
 #include <aio.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/msg.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -21,12 +23,30 @@
 
 static char *sbuf, *rbuf;
 
-/* An Alltoall of iteration `it`'s pattern into rbuf. */
-static void exchange(int it)
+/* An Alltoall of iteration `it`'s pattern into rbuf, with `path` (NULL:
+ * none) at PATH_OFF of every block. */
+#define PATH_OFF (3 * (1 << 20) + 11)
+static void exchange_with(int it, const char *path)
 {
     for (size_t i = 0; i < 2 * (size_t)BLK; i++)
         sbuf[i] = (char)(i * 13 + (size_t)tt_rank * 7 + (size_t)it);
+    for (int b = 0; path && b < 2; b++)
+        memcpy(sbuf + (size_t)b * BLK + PATH_OFF, path, strlen(path) + 1);
     MPI_Alltoall(sbuf, BLK, MPI_CHAR, rbuf, BLK, MPI_CHAR, MPI_COMM_WORLD);
+}
+
+static void exchange(int it)
+{
+    exchange_with(it, NULL);
+}
+
+/* The peer's block's first byte at or after `off` that begins a page of
+ * 32 KiB pieces (the piece size replay cuts at, in the receiver's address
+ * space), less `back`: so that what lies past it is still arriving. */
+static char *at_piece(size_t off, size_t back)
+{
+    uintptr_t a = (uintptr_t)(rbuf + (size_t)(1 - tt_rank) * BLK + off);
+    return (char *)((a + 32767) / 32768 * 32768 - back);
 }
 
 static void report(const char *what, int it, long got)
@@ -161,6 +181,37 @@ static void splices(int it)
     report("process_vm_writev", it, w == 100000 ? w : -errno);
 }
 
+/* A path that arrives in the call reopens a stream at once (glibc opens it
+ * with its internal open); SysV messages sent from and received into
+ * blocks still arriving (the message's type is the block's last word
+ * before a piece boundary, its text the pieces after it). */
+static void paths_and_queues(int it)
+{
+    exchange_with(it + 100, "/dev/null");
+    FILE *f = freopen(rbuf + (size_t)(1 - tt_rank) * BLK + PATH_OFF, "r", tmpfile());
+    tt_out("rank %d it %d freopen %d\n", tt_rank, it, f != NULL);
+    if (f)
+        fclose(f);
+
+    int q = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+    if (q < 0) {
+        tt_out("rank %d msgget failed\n", tt_rank);
+        return;
+    }
+    exchange(it + 110);
+    char *m = at_piece(BLK - 400000, sizeof(long));
+    *(long *)m = 7;               /* a user-mode write: this page is released */
+    int sent = msgsnd(q, m, 4000, 0);
+    uint64_t want = tt_hash(m + sizeof(long), 4000);
+    exchange(it + 120);
+    char *r = at_piece(BLK - 200000, sizeof(long));
+    ssize_t got = msgrcv(q, r, 4000, 0, IPC_NOWAIT);
+    tt_out("rank %d it %d msgsnd %d msgrcv %zd %ld %d\n", tt_rank, it, sent, got, *(long *)r,
+           got == 4000 && tt_hash(r + sizeof(long), 4000) == want);
+    report("msgrcv", it, (long)got);
+    msgctl(q, IPC_RMID, NULL);
+}
+
 int main(int argc, char **argv)
 {
     tt_init(&argc, &argv);
@@ -169,7 +220,12 @@ int main(int argc, char **argv)
         tt_finish();
         return 0;
     }
-    char *s = malloc(2 * (size_t)BLK + 64), *r = malloc(2 * (size_t)BLK + 64);
+    /* The receive buffer at a fixed offset from a 64 KiB boundary, so that
+     * at_piece's places, and with them the output, do not depend on where
+     * malloc put it (the preload library's own allocations move the heap). */
+    char *s = malloc(2 * (size_t)BLK + 64), *r = NULL;
+    if (!s || posix_memalign((void **)&r, 1 << 16, 2 * (size_t)BLK + 64) != 0)
+        MPI_Abort(MPI_COMM_WORLD, 1);
     sbuf = s + 24;
     rbuf = r + 40;
     char path[64];
@@ -182,6 +238,7 @@ int main(int argc, char **argv)
         async_reads(fd, it);
         messages(it);
         splices(it);
+        paths_and_queues(it);
     }
     if (fd >= 0) {
         close(fd);
