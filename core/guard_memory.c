@@ -7,6 +7,7 @@
  * how to watch pages, but whose pages they are and whether mprotect can
  * close 4 KiB of them.
  */
+#include "entry_patch.h"
 #include "guard.h"
 
 #include <errno.h>
@@ -561,6 +562,10 @@ int tnbc_guard_memory_ok(uintptr_t lo, uintptr_t hi, const char **why)
 {
     if (lo >= hi)
         return 1;
+    /* No memory is safe to guard while the program's mmap, munmap, mremap
+     * and madvise may bypass our wrappers (entry_patch.h). */
+    if (tnbc_entry_reclaim(why) != 0)
+        return 0;
     if (range_set_meets(&stacks, lo, hi)) {
         *why = "buffer on a thread's stack (its frame may return before the data is there)";
         return 0;

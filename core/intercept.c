@@ -3,6 +3,7 @@
  * the collective dispatcher and typed release. */
 #include "intercept.h"
 #include "config.h"
+#include "entry_patch.h"
 #include "guard_keys.h"
 
 #include <stdatomic.h>
@@ -28,6 +29,11 @@ int tnbc_init(int *argc, char ***argv, int required, int *provided)
     tnbc_gkeys_mpi_init(1);          /* threads started now are MPI's */
     rc = PMPI_Init_thread(argc, argv, level, &got);
     tnbc_gkeys_mpi_init(0);
+    /* MPI's transport may have patched our memory wrappers (UCX's hooks):
+     * ours again before the program's first call. */
+    const char *lost;
+    if (tnbc_entry_reclaim(&lost) != 0 && !is_disabled())
+        tnbc_warn("%s; tnbc guards no memory from now on", lost);
     /* The program sees the level it would have got without us: a mode
      * that asked for more (replay's MPI_THREAD_MULTIPLE) does not change
      * what the program may assume, nor what MPI_Query_thread says. */

@@ -9,6 +9,7 @@
  * guarded memory; thread creation registers each thread's stack, which is
  * never guarded (guard.h). */
 #include "altstack.h"
+#include "entry_patch.h"
 #include "guard_keys.h"
 #include "intercept.h"
 
@@ -69,6 +70,10 @@ extern size_t __fread_unlocked_chk(void *__restrict, size_t, size_t, size_t, FIL
 #define REAL(name) \
     static __typeof__(name) *real_##name; \
     if (!real_##name) real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
+
+/* The function that does the real work of a wrapper whose entry another
+ * library had patched (entry_patch.h): that library's hook, or libc's. */
+#define NEXT(name) ((__typeof__(name) *)tnbc_entry_next(TNBC_ENTRY_##name, (void *)real_##name))
 
 static void rel(const void *p, size_t n)
 {
@@ -331,7 +336,7 @@ int munmap(void *addr, size_t len)
     if (tnbc_guard_active())   /* or the lift may open a later mapping there */
         tnbc_guard_release_range_lifted(addr, len, TNBC_REL_FREE);
     tnbc_gkeys_released(addr, len, 1);
-    int rc = real_munmap(addr, len);
+    int rc = NEXT(munmap)(addr, len);
     tnbc_guard_maps_changed(addr, len);
     return rc;
 }
@@ -360,7 +365,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
         tnbc_guard_release_range_lifted(addr, len, TNBC_REL_FREE);
     if (flags & MAP_FIXED)
         tnbc_gkeys_released(addr, len, 1);
-    void *p = real_mmap(addr, len, prot, flags, fd, off);
+    void *p = NEXT(mmap)(addr, len, prot, flags, fd, off);
     /* A failed MAP_FIXED may have unmapped what was at addr. */
     tnbc_guard_maps_changed(p != MAP_FAILED ? p : addr, len);
     return p;
@@ -422,7 +427,7 @@ void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
     tnbc_gkeys_released(old, old_len, 0);     /* the pages move with their keys */
     if (to)
         tnbc_gkeys_released(to, new_len, 1);
-    void *p = real_mremap(old, old_len, new_len, flags, to);
+    void *p = NEXT(mremap)(old, old_len, new_len, flags, to);
     if (p == MAP_FAILED && errno == EFAULT)
         p = mremap_split(old, old_len, new_len, flags);
     tnbc_guard_maps_changed(old, old_len);
@@ -440,7 +445,7 @@ int madvise(void *addr, size_t len, int advice)
     REAL(madvise);
     if (tnbc_guard_active())
         tnbc_guard_release_range(addr, len, TNBC_REL_FREE);
-    return real_madvise(addr, len, advice);
+    return NEXT(madvise)(addr, len, advice);
 }
 
 int posix_madvise(void *addr, size_t len, int advice)
@@ -599,3 +604,24 @@ const char *tnbc_foreign_free(void)
     return NULL;
 }
 #endif /* sanitizers bring their own allocator */
+
+/* ---- our entries kept ours (entry_patch.h) -------------------------------- */
+
+/* Our own definitions, not whatever the global scope resolves the names
+ * to, registered at load, before any other library can patch them. */
+extern __typeof__(munmap) tnbc_own_munmap __attribute__((alias("munmap"), copy(munmap), visibility("hidden")));
+#if !defined(__SANITIZE_THREAD__)
+extern __typeof__(mmap) tnbc_own_mmap __attribute__((alias("mmap"), copy(mmap), visibility("hidden")));
+extern __typeof__(mremap) tnbc_own_mremap __attribute__((alias("mremap"), copy(mremap), visibility("hidden")));
+extern __typeof__(madvise) tnbc_own_madvise __attribute__((alias("madvise"), copy(madvise), visibility("hidden")));
+#endif
+
+static void __attribute__((constructor)) register_entries(void)
+{
+    tnbc_entry_register(TNBC_ENTRY_munmap, (void *)tnbc_own_munmap);
+#if !defined(__SANITIZE_THREAD__)
+    tnbc_entry_register(TNBC_ENTRY_mmap, (void *)tnbc_own_mmap);
+    tnbc_entry_register(TNBC_ENTRY_mremap, (void *)tnbc_own_mremap);
+    tnbc_entry_register(TNBC_ENTRY_madvise, (void *)tnbc_own_madvise);
+#endif
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Core unit tests (cmocka, TAP): range index, page guard, sub-message
-# layouts, configuration. Three passes over the same sources:
+# layouts, configuration, our entries kept ours (entry_patch). Three passes
+# over the same sources:
 #   1. the normal build ($BUILD);
 #   2. ASan + UBSan (build-asan/, UB is fatal, leaks reported);
 #   3. TSan (build-tsan/) for the parts that run in several threads and in
@@ -13,7 +14,7 @@ set -u
 cd "$(dirname "$0")/.."
 source test/lib.sh
 B=${BUILD:-build}
-UNITS=(range_index guard guard_keys collective config altstack)
+UNITS=(range_index guard guard_keys collective config altstack entry_patch)
 TSAN_UNITS=(range_index guard)
 
 # cmocka_run BIN: t_cmocka (which counts cmocka's "# SKIP" lines as

@@ -108,18 +108,19 @@ CHECK_SUITES += torture
 check-torture: $(TORTURE_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
 	@BUILD=$(BUILD) test/torture.sh
 
-# The trace, replay and analyzer (its MPI part, the e2e tests) suites against
-# MPICH as well (docs/mpich.md): the same scripts on build-mpich/ (built here,
+# The trace, replay, analyzer (its MPI part, the e2e tests) and torture
+# suites against MPICH as well (docs/mpich.md): the same scripts on build-mpich/ (built here,
 # `make MPI=mpich`), launched with mpiexec.mpich (test/lib.sh, T_MPI=mpich).
 # The replay suite runs the selection MPICH_REPLAY_ONLY, to keep make check short.
 MPICH_SUITE_trace    := test/trace.sh
 MPICH_SUITE_replay   := test/replay.sh
 MPICH_SUITE_analyzer := T_ONLY='^e2e' bash analyzer/test/run.sh
-CHECK_SUITES += trace-mpich replay-mpich analyzer-mpich
+MPICH_SUITE_torture  := test/torture.sh
+CHECK_SUITES += trace-mpich replay-mpich analyzer-mpich torture-mpich
 
-.PHONY: check-trace-mpich check-replay-mpich check-analyzer-mpich \
-        mpich-deps-trace mpich-deps-replay mpich-deps-analyzer
-check-trace-mpich check-replay-mpich check-analyzer-mpich: check-%-mpich:
+.PHONY: check-trace-mpich check-replay-mpich check-analyzer-mpich check-torture-mpich \
+        mpich-deps-trace mpich-deps-replay mpich-deps-analyzer mpich-deps-torture
+check-trace-mpich check-replay-mpich check-analyzer-mpich check-torture-mpich: check-%-mpich:
 	@if ! command -v mpicc.mpich > /dev/null || ! command -v mpiexec.mpich > /dev/null; then \
 	    echo "  skip $*-mpich: MPICH is not installed (Debian: mpich, libmpich-dev)"; \
 	    echo "$*-mpich: 0 passed, 0 failed, 1 skipped"; \
@@ -132,5 +133,6 @@ check-trace-mpich check-replay-mpich check-analyzer-mpich: check-%-mpich:
 mpich-deps-trace: $(TRACE_TEST_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(BUILD)/bench/ordinary
 mpich-deps-replay: $(REPLAY_TEST_PROGS) $(REPLAY_UNIT_BINS) $(REPLAY_CHECK_PROGS) $(TRACE_TEST_PROGS) \
                    $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
+mpich-deps-torture: $(TORTURE_PROGS) $(TRACE_LIB) $(MERGE_BIN) $(REPLAY_LIB) $(ANALYZER_BIN)
 mpich-deps-analyzer: $(ANALYZER_BIN) $(BUILD)/lib/libtnbc-trace.so $(BUILD)/bin/tnbc-merge \
                      $(BUILD)/test/trace/access_order $(REPLAY_LIB)

@@ -66,8 +66,12 @@ trap 'rm -rf "$W"' EXIT
 force_on() { sed -E 's/^  decision off .*/  decision on forced by the torture test/' "$1" > "$2"; }
 
 # One bounded run: NP PROGRAM [MPIRUN-ARGS] (timeout first: scripts/tnbc
-# then exports the settings, which local ranks inherit).
-mpi() { echo timeout -k 5 "$TORTURE_TIMEOUT" mpirun --oversubscribe -np "$1" ${3:-} "$2"; }
+# then exports the settings, which local ranks inherit). MPIRUN-ARGS are
+# Open MPI's; under MPICH (T_MPI, test/lib.sh) they become Hydra's.
+mpi() {
+    t_mpi_argv "$1" ${3:-} "$2"
+    echo timeout -k 5 "$TORTURE_TIMEOUT" "${T_MPI_ARGV[@]}"
+}
 
 same() { # NAME MODE
     if ! cmp -s "$W/$1.plain" "$W/$1.$2"; then
@@ -169,6 +173,7 @@ declare -A expect=(
     [own_alloc]="blocking:defines free\\(\\) itself"
     [nopie_free_pointer]=early
     [mpi4py_numpy]=early
+    [remap_ucx]=early [mprotect_table_ucx]=early [send_reuse_ucx]=early
 )
 declare -A what=(
     [vector_holes]="vector type: holes written by another thread (1)"
@@ -212,6 +217,9 @@ declare -A what=(
     [send_reuse]="the send buffer written, read(2) into, freed, discarded, received into, by two threads, right after the call"
     [tcp_progress]="over TCP, the program's own MPI_Sendrecv right after the call writes out the call's queued pieces"
     [mixed_user]="an ordinary program: sub-communicators, malloc'd buffers at odd offsets, reader thread, qsort in place, pipe, realloc of pending buffers, 4 ranks"
+    [remap_ucx]="remap over UCX (Open MPI's pml/ucx), whose memory hooks patch tnbc's mmap, munmap, mremap and madvise"
+    [mprotect_table_ucx]="mprotect_table over UCX: madvise and mmap MAP_FIXED through the patched entries"
+    [send_reuse_ucx]="send_reuse over UCX: a send buffer discarded (madvise) through the patched entry"
 )
 # Cases whose tuned and forced runs are skipped (t_skip with the reason):
 # only plain and traced runs are compared.
@@ -221,21 +229,44 @@ order=(vector_holes stack_buf type_freed maxmin_float mprotect_table shared_map 
        sigalrm_reader allgather_overlap blocked_reader sigset_handler efault fortify_io kernel_io
        threads_comms hybrid_team openmp_team own_alloc nopie_free_pointer thread_level remap two_pending static_buf mrecv_pending alltoallw_pending file_iwrite
        p2p_pending put_pending pack_pending window_recv window_recv_f interleaved_types far_struct fiber_stack fd_reuse
-       signal_thread chain_pending send_reuse tcp_progress mixed_user mpi4py_numpy)
+       signal_thread chain_pending send_reuse tcp_progress mixed_user mpi4py_numpy
+       remap_ucx mprotect_table_ucx send_reuse_ucx)
 # Ranks per case: 2, but where the case needs sources beyond the own one
 # and a second remote one (one landing while another is still in flight).
 declare -A np_of=([interleaved_types]=4 [mixed_user]=4)
 # mpirun arguments per case: TCP between the two local ranks, where the
-# case is about MPI's TCP progress.
-declare -A args_of=([tcp_progress]="--mca btl self,tcp")
-# Programs that are not built here: a Python script (Debian's
-# python3-mpi4py and python3-numpy, mk/deps.d/core.txt).
-declare -A prog_of=([mpi4py_numpy]="/usr/bin/python3 $PWD/test/torture/mpi4py_numpy.py")
+# case is about MPI's TCP progress; UCX (over TCP and shared memory here,
+# as on an InfiniBand cluster), whose memory hooks overwrite the first
+# bytes of tnbc's mmap, munmap, mremap and madvise (core/entry_patch.h).
+# Under MPICH (ch4:ucx) the arguments are dropped: it runs over UCX anyway.
+UCX="--mca pml ucx --mca pml_ucx_devices any --mca pml_ucx_tls any"
+declare -A args_of=([tcp_progress]="--mca btl self,tcp" [remap_ucx]="$UCX"
+                    [mprotect_table_ucx]="$UCX" [send_reuse_ucx]="$UCX")
+# Programs that are not built under the case's name: a Python script
+# (Debian's python3-mpi4py and python3-numpy, mk/deps.d/core.txt), and
+# the cases run again over UCX.
+declare -A prog_of=([mpi4py_numpy]="/usr/bin/python3 $PWD/test/torture/mpi4py_numpy.py"
+                    [remap_ucx]=$P/remap [mprotect_table_ucx]=$P/mprotect_table
+                    [send_reuse_ucx]=$P/send_reuse)
+have_pml_ucx() { [[ $T_MPI == mpich ]] || ompi_info 2>/dev/null | grep -q 'MCA pml: ucx'; }
 have_mpi4py() { /usr/bin/python3 -c 'import mpi4py, numpy' 2>/dev/null; }
+# Cases that are not legal MPI, or not runnable, under MPICH, and why.
+declare -A not_under_mpich=(
+    [allgather_overlap]="MPICH refuses a send buffer inside the receive buffer (aliased buffers, which the standard forbids; Open MPI accepts it)"
+    [mpi4py_numpy]="Debian's mpi4py is built against Open MPI"
+)
 for c in ${TORTURE_CASES:-${order[@]}}; do
     [[ $c == profiles || $c == auto ]] && continue
+    if [[ $T_MPI == mpich && -n ${not_under_mpich[$c]:-} ]]; then
+        t_skip "$c: ${what[$c]}" "${not_under_mpich[$c]}"
+        continue
+    fi
     if [[ $c == mpi4py_numpy ]] && ! have_mpi4py; then
         t_skip "$c: ${what[$c]}" "python3-mpi4py or python3-numpy is not installed (make deps)"
+        continue
+    fi
+    if [[ $c == *_ucx ]] && ! have_pml_ucx; then
+        t_skip "$c: ${what[$c]}" "this Open MPI has no pml/ucx component"
         continue
     fi
     [[ -n ${prog_of[$c]:-} || -x $P/$c ]] || { t_run "$c: built" false; continue; }
@@ -259,8 +290,8 @@ check_profiles() {
             { echo "$bad: tnbc run said: $out"; return 1; }
         # ... and the runtime, given it without the front door, says one line
         # and runs every collective blocking.
-        out=$(timeout -k 5 "$TORTURE_TIMEOUT" mpirun --oversubscribe -np 2 -x LD_PRELOAD="$lib" \
-                -x TNBC_PROFILE="$bad" "$prog" 2>&1 >"$W/prof.out") ||
+        t_mpi_argv 2 -x LD_PRELOAD="$lib" -x TNBC_PROFILE="$bad" "$prog"
+        out=$(timeout -k 5 "$TORTURE_TIMEOUT" "${T_MPI_ARGV[@]}" 2>&1 >"$W/prof.out") ||
             { echo "$bad: run failed: $out"; return 1; }
         cmp -s "$W/prof.plain" "$W/prof.out" || { echo "$bad: output differs"; return 1; }
         [[ $(echo "$out" | grep -c "not a regular file; every collective runs blocking") -eq 1 ]] ||
