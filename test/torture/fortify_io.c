@@ -29,11 +29,7 @@ static volatile size_t runtime_len = 2 * BLK;   /* unknown to the compiler */
 #define PATH_OFF (3 * (1 << 20) + 11)
 static void exchange_with(int it, const char *path)
 {
-    for (size_t i = 0; i < sizeof sbuf; i++)
-        sbuf[i] = (char)(i * 13 + (size_t)tt_rank * 7 + (size_t)it);
-    for (int b = 0; path && b < 2; b++)
-        memcpy(sbuf + (size_t)b * BLK + PATH_OFF, path, strlen(path) + 1);
-    MPI_Alltoall(sbuf, BLK, MPI_CHAR, rbuf, BLK, MPI_CHAR, MPI_COMM_WORLD);
+    tt_exchange_pattern(sbuf, rbuf, BLK, it, path, PATH_OFF);
 }
 
 static void exchange(int it)
@@ -66,12 +62,8 @@ static void report(const char *what, int it, long got)
 
 int main(int argc, char **argv)
 {
-    tt_init(&argc, &argv);
-    if (tt_size != 2) {
-        tt_out("needs 2 ranks\n");
-        tt_finish();
+    if (!tt_init_ranks(&argc, &argv, 2))
         return 0;
-    }
     char path[64];
     snprintf(path, sizeof path, "/tmp/tnbc-torture-fortify.%d.%d", (int)getpid(), tt_rank);
     int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600);

@@ -28,11 +28,7 @@ static char *sbuf, *rbuf;
 #define PATH_OFF (3 * (1 << 20) + 11)
 static void exchange_with(int it, const char *path)
 {
-    for (size_t i = 0; i < 2 * (size_t)BLK; i++)
-        sbuf[i] = (char)(i * 13 + (size_t)tt_rank * 7 + (size_t)it);
-    for (int b = 0; path && b < 2; b++)
-        memcpy(sbuf + (size_t)b * BLK + PATH_OFF, path, strlen(path) + 1);
-    MPI_Alltoall(sbuf, BLK, MPI_CHAR, rbuf, BLK, MPI_CHAR, MPI_COMM_WORLD);
+    tt_exchange_pattern(sbuf, rbuf, BLK, it, path, PATH_OFF);
 }
 
 static void exchange(int it)
@@ -214,12 +210,8 @@ static void paths_and_queues(int it)
 
 int main(int argc, char **argv)
 {
-    tt_init(&argc, &argv);
-    if (tt_size != 2) {
-        tt_out("needs 2 ranks\n");
-        tt_finish();
+    if (!tt_init_ranks(&argc, &argv, 2))
         return 0;
-    }
     /* The receive buffer at a fixed offset from a 64 KiB boundary, so that
      * at_piece's places, and with them the output, do not depend on where
      * malloc put it (the preload library's own allocations move the heap). */

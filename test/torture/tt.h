@@ -57,6 +57,33 @@ static inline uint64_t tt_hash(const void *p, size_t n)
     return h;
 }
 
+/* tt_init for a case written for exactly `np` ranks: 0 (after saying so
+ * and finishing) where the job has another number. */
+static inline void tt_finish(void);
+static inline int tt_init_ranks(int *argc, char ***argv, int np)
+{
+    tt_init(argc, argv);
+    if (tt_size == np)
+        return 1;
+    tt_out("needs %d ranks\n", np);
+    tt_finish();
+    return 0;
+}
+
+/* An Alltoall of `blk`-byte blocks from s into r, iteration it's pattern
+ * in s, with `path` (NULL: none) at `path_off` of every block: a path that
+ * arrives in the call. */
+static inline void tt_exchange_pattern(char *s, char *r, int blk, int it, const char *path,
+                                       size_t path_off)
+{
+    size_t n = (size_t)tt_size * (size_t)blk;
+    for (size_t i = 0; i < n; i++)
+        s[i] = (char)(i * 13 + (size_t)tt_rank * 7 + (size_t)it);
+    for (int b = 0; path && b < tt_size; b++)
+        memcpy(s + (size_t)b * (size_t)blk + path_off, path, strlen(path) + 1);
+    MPI_Alltoall(s, blk, MPI_CHAR, r, blk, MPI_CHAR, MPI_COMM_WORLD);
+}
+
 static inline void tt_finish(void)
 {
     if (tt_rank == 0) {
