@@ -163,6 +163,54 @@ static int grow_table(void)
     return 0;
 }
 
+/* MPI's own language bindings (MPICH's libmpichfort for `use mpi_f08`)
+ * call the C entry points themselves, so the address that called us is
+ * the binding's, the same for one operation from anywhere in the program:
+ * every such call was one site. The site is the first frame outside MPI's
+ * libraries (libmpi*: libmpi, libmpich, libmpichfort, libmpifort, ...).
+ * Binding addresses are few; they are remembered, and only their calls
+ * pay for the backtrace. */
+#define MAX_BINDING_CALLERS 64
+static void *binding_callers[MAX_BINDING_CALLERS];
+static int nbinding_callers;
+
+static int in_mpi_library(void *addr)
+{
+    Dl_info info;
+    return dladdr(addr, &info) && info.dli_fname &&
+           strncmp(base_name(info.dli_fname), "libmpi", 6) == 0;
+}
+
+static int is_binding_caller(void *caller)
+{
+    for (int i = 0; i < nbinding_callers; i++)
+        if (binding_callers[i] == caller)
+            return 1;
+    if (!in_mpi_library(caller))
+        return 0;
+    if (nbinding_callers < MAX_BINDING_CALLERS)
+        binding_callers[nbinding_callers++] = caller;
+    return 1;
+}
+
+static void *past_mpi_bindings(void *caller)
+{
+    void *frames[32];
+    int n = backtrace(frames, 32), i = 0;
+    while (i < n && frames[i] != caller)
+        i++;
+    for (; i < n; i++)
+        if (!in_mpi_library(frames[i]))
+            return frames[i];
+    return caller;        /* no frame outside MPI: the binding's address */
+}
+
+/* A caller that is not in the site table yet may be a binding's. */
+static void *program_caller(void *caller)
+{
+    return is_binding_caller(caller) ? past_mpi_bindings(caller) : caller;
+}
+
 const struct tnbc_site *tnbc_site_of(void *caller)
 {
     static struct tnbc_site unknown = { .id = "?", .module = "?", .index = -1 };
@@ -173,7 +221,7 @@ const struct tnbc_site *tnbc_site_of(void *caller)
     /* With depth > 1 the same return address may belong to several sites;
      * they are then told apart by the outer frames, never cached. */
     if (depth > 1) {
-        int idx = new_site(caller);
+        int idx = new_site(program_caller(caller));
         if (idx < 0)
             return &unknown;
         for (int i = 0; i < idx; i++)
@@ -192,6 +240,9 @@ const struct tnbc_site *tnbc_site_of(void *caller)
             return sites[table[h].site];
         h = (h + 1) & (table_cap - 1);
     }
+    void *outer = program_caller(caller);
+    if (outer != caller)
+        return tnbc_site_of(outer);     /* outside MPI: cached under its own address */
     int idx = new_site(caller);
     if (idx < 0)
         return &unknown;

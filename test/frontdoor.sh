@@ -403,7 +403,7 @@ MB=build-mpich$( [[ -n ${SAN:-} ]] && echo "-$SAN")
 mpich() {
     make --no-print-directory -s MPI=mpich BUILD="$MB" "$MB/lib/libtnbc-trace.so" "$MB/lib/libtnbc-replay.so" \
         "$MB/bin/tnbc-analyze" "$MB/bin/tnbc-merge" "$MB/test/trace/access_order" \
-        "$MB/test/trace/access_order_f" > "$W/mpich-build.log" 2>&1 || { cat "$W/mpich-build.log"; return 1; }
+        "$MB/test/trace/access_order_f" "$MB/test/trace/access_order_f08" > "$W/mpich-build.log" 2>&1 || { cat "$W/mpich-build.log"; return 1; }
     local m=$W/mpich run=(timeout -k 5 60 mpiexec.mpich -launcher fork -n 2)
     mkdir -p "$m" && cd "$m" || return 1
     export TNBC_BUILD=$ROOT/$MB
@@ -423,6 +423,20 @@ mpich() {
         grep -q 'access_order_f: ok' f.out || { cat f.out; return 1; }
     [[ $(sqlite3 f.db "SELECT count(*) || ' ' || min(site LIKE 'access_order_f+%') FROM call WHERE op = 'alltoall'") == "6 1" ]] ||
         { echo "Fortran under MPICH:"; sqlite3 f.db "SELECT rank, site, op FROM call"; return 1; }
+    # use mpi_f08 under MPICH: its module procedures call the C MPI_Alltoall
+    # from MPICH's own library, yet each of the program's two sites is its
+    # own, with its own read order (the main program's 0,1, the
+    # subroutine's backwards 1,0): before, both were libmpichfort's one site.
+    "$TNBC" trace -o f08.db -- "${run[@]}" "$ROOT/$MB/test/trace/access_order_f08" 0,1 3 > f08.out 2>&1 &&
+        grep -q 'access_order_f08: ok' f08.out || { cat f08.out; return 1; }
+    local f08
+    f08=$(sqlite3 f08.db "SELECT (site LIKE 'access_order_f08+%') || ' ' || group_concat(DISTINCT o) FROM
+        (SELECT c.site, group_concat(t.idx) AS o FROM (SELECT call_id, idx FROM touch WHERE side = 'recv'
+         AND ord IS NOT NULL ORDER BY call_id, ord) t JOIN call c USING (call_id) WHERE c.op = 'alltoall'
+         GROUP BY c.call_id) GROUP BY site ORDER BY 1" | tr '\n' ';')
+    [[ $f08 == "1 0,1;1 1,0;" ]] ||
+        { echo "use mpi_f08 under MPICH: sites and orders '$f08', expected '1 0,1;1 1,0;'";
+          sqlite3 f08.db "SELECT DISTINCT site, op FROM call"; return 1; }
     # Fortran MPI_IN_PLACE under MPICH, traced and tuned: 1+2, 2+3, 3+4, 4+5.
     mpifort.mpich -O2 -J "$m" "$ROOT/test/frontdoor/inplace_f.f90" -o inplace || return 1
     local sums="sum 3 5 7 9"
@@ -433,7 +447,7 @@ mpich() {
         { echo "Fortran MPI_IN_PLACE tuned under MPICH: wrong sums"; return 1; }
 }
 if command -v mpicc.mpich > /dev/null && command -v mpiexec.mpich > /dev/null && command -v sqlite3 > /dev/null; then
-    T_TIMEOUT=300 t_run "MPICH: make MPI=mpich; trace, analyze, tuned run (identical), Fortran trace via mpiexec -genv" mpich
+    T_TIMEOUT=300 t_run "MPICH: make MPI=mpich; trace, analyze, tuned run (identical), Fortran (use mpi, use mpi_f08) traced at its own sites via mpiexec -genv" mpich
 else
     t_skip "MPICH" "mpicc.mpich or mpiexec.mpich not installed (Debian: libmpich-dev mpich; make deps)"
 fi

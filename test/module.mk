@@ -2,7 +2,8 @@
 # test/: MPI test programs for the trace (and replay) suites. They are plain
 # MPI programs, built without any tnbc flag or library.
 
-TRACE_TEST_PROGS := $(addprefix $(BUILD)/test/trace/,access_order io_and_reuse crash_after access_order_f)
+TRACE_TEST_PROGS := $(addprefix $(BUILD)/test/trace/,access_order io_and_reuse crash_after access_order_f \
+                      access_order_f08)
 
 $(BUILD)/test/trace/%: test/trace/%.c
 	@mkdir -p $(dir $@)
