@@ -6,9 +6,11 @@
 #include "entry_patch.h"
 #include "guard_keys.h"
 
+#include <dlfcn.h>
 #include <stdatomic.h>
 
 static int active;       /* initialised, enabled, handlers installed */
+static int init_seen;    /* tnbc_init ran (enabled or not) */
 static int got_for_program = -1;   /* the thread level the program was told */
 static int disabled = -1;
 
@@ -25,6 +27,8 @@ int tnbc_init(int *argc, char ***argv, int required, int *provided)
 {
     int level = is_disabled() ? required : tnbc_mode_thread_level(required);
     int got = MPI_THREAD_SINGLE, rank = -1, rc;
+
+    init_seen = 1;
 
     tnbc_gkeys_mpi_init(1);          /* threads started now are MPI's */
     rc = PMPI_Init_thread(argc, argv, level, &got);
@@ -93,10 +97,39 @@ int MPI_Comm_free(MPI_Comm *comm)
     return PMPI_Comm_free(comm);
 }
 
+/* The module whose definition of `name` the process's calls reach. */
+static const char *first_definer(const char *name)
+{
+    Dl_info info;
+    void *f = dlsym(RTLD_DEFAULT, name);
+    return f && dladdr(f, &info) && info.dli_fname ? info.dli_fname : "?";
+}
+
+/* MPI initialised, but not through tnbc_init: the program (a tool linked
+ * into it, as Darshan or Score-P are) or a library preloaded before tnbc
+ * defines MPI_Init itself and calls PMPI_Init. tnbc then has no state
+ * and stays off; said once, naming who did. */
+static void say_init_missed(void)
+{
+    static int said;
+    int flag = 0;
+    if (said || init_seen || is_disabled() || PMPI_Initialized(&flag) != MPI_SUCCESS || !flag)
+        return;
+    said = 1;
+    int rank = -1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    tnbc_set_log_rank(rank);
+    tnbc_warn("MPI was initialised without tnbc's MPI_Init (MPI_Init is %s's, MPI_Init_thread "
+              "%s's: a tool linked into the program or preloaded before tnbc); tnbc stays off",
+              first_definer("MPI_Init"), first_definer("MPI_Init_thread"));
+}
+
 int tnbc_collective(const struct tnbc_args *a, void *caller)
 {
-    if (!active)
+    if (!active) {
+        say_init_missed();
         return tnbc_pmpi_collective(a);
+    }
     return tnbc_mode_collective(a, caller);
 }
 

@@ -81,6 +81,24 @@ no_mpi() { # a trace of a program that never calls MPI_Init: exit non-zero, say 
 }
 t_run "fail: trace of /bin/true exits non-zero" no_mpi
 
+# A program whose own MPI_Init (a tool linked into it) calls PMPI_Init:
+# tnbc's is never called. The trace says so on stderr, once per rank that
+# calls a collective, names the program as MPI_Init's owner, writes no
+# database and leaves the program's output alone.
+foreign_init() {
+    mpicc -O2 -o "$W/own_mpi_init" "$ROOT/test/frontdoor/own_mpi_init.c" || return 1
+    t_mpirun 2 "$W/own_mpi_init" 2>/dev/null | sort > "$W/own.plain" || return 1
+    local rc=0 err
+    err=$(cd "$W" && "$TNBC" trace -o own.db -- timeout -k 5 60 mpirun --oversubscribe -np 2 \
+            "$W/own_mpi_init" 2>&1 >"$W/own.traced") || rc=$?
+    [[ $rc -ne 0 ]] || { echo "exit 0 without a trace"; return 1; }
+    cmp -s "$W/own.plain" <(sort "$W/own.traced") || { echo "output differs"; return 1; }
+    [[ $(grep -c "MPI was initialised without tnbc's MPI_Init (MPI_Init is $W/own_mpi_init's" <<<"$err") -ge 1 ]] ||
+        { echo "not said: $err"; return 1; }
+    grep -q "never called tnbc's MPI_Init" <<<"$err" || { echo "front door: $err"; return 1; }
+}
+t_run "fail: a program with its own MPI_Init: tnbc says it stays off, output unchanged" foreign_init
+
 # fails_naming WANT REJECT ARGS...: exit 1, stderr names WANT and not REJECT.
 fails_naming() {
     local want=$1 reject=$2; shift 2
