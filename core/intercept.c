@@ -31,7 +31,7 @@ int tnbc_init(int *argc, char ***argv, int required, int *provided)
     init_seen = 1;
 
     tnbc_gkeys_mpi_init(1);          /* threads started now are MPI's */
-    rc = PMPI_Init_thread(argc, argv, level, &got);
+    rc = TNBC_NEXT(MPI_Init_thread)(argc, argv, level, &got);
     tnbc_gkeys_mpi_init(0);
     /* MPI's transport may have patched our memory wrappers (UCX's hooks):
      * ours again before the program's first call. */
@@ -63,7 +63,7 @@ int tnbc_init(int *argc, char ***argv, int required, int *provided)
 int MPI_Query_thread(int *level)
 {
     if (got_for_program < 0 || !level)
-        return PMPI_Query_thread(level);
+        return TNBC_NEXT(MPI_Query_thread)(level);
     *level = got_for_program;
     return MPI_SUCCESS;
 }
@@ -85,7 +85,7 @@ int tnbc_finalize(void)
         tnbc_mode_finalize();
         active = 0;
     }
-    return PMPI_Finalize();
+    return TNBC_NEXT(MPI_Finalize)();
 }
 
 int MPI_Finalize(void) { return tnbc_finalize(); }
@@ -94,7 +94,17 @@ int MPI_Comm_free(MPI_Comm *comm)
 {
     if (active && comm)
         tnbc_mode_quiesce(comm);
-    return PMPI_Comm_free(comm);
+    return TNBC_NEXT(MPI_Comm_free)(comm);
+}
+
+void *tnbc_next_mpi(const char *name, void *pmpi)
+{
+    Dl_info next_at, pmpi_at;
+    void *next = dlsym(RTLD_NEXT, name);
+    if (!next || !dladdr(next, &next_at) || !dladdr(pmpi, &pmpi_at) ||
+        next_at.dli_fbase == pmpi_at.dli_fbase)
+        return pmpi;
+    return next;
 }
 
 /* The module whose definition of `name` the process's calls reach. */

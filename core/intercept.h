@@ -38,6 +38,24 @@ int tnbc_pmpi_collective(const struct tnbc_args *a);
 /* Lift guards on the bytes `count` elements of `type` at buf touch. */
 void tnbc_release_typed(const void *buf, long count, MPI_Datatype type,
                         enum tnbc_release_reason why);
+/* The definition of MPI function `name` that follows tnbc's: a PMPI tool
+ * preloaded after tnbc (Darshan, mpiP: each is one PMPI layer), or MPI's
+ * own, whose PMPI_ entry `pmpi` is then returned (the same code). */
+void *tnbc_next_mpi(const char *name, void *pmpi);
+/* The function a wrapper of MPI_x passes the call on to: TNBC_NEXT(MPI_x)
+ * (args). Calling it rather than PMPI_x lets a tool preloaded after tnbc
+ * see the calls tnbc does not transform: MPI_Init and MPI_Finalize (a
+ * tool that never saw them writes no log), I/O, point-to-point. Resolved
+ * once per call site. */
+#define TNBC_NEXT(fn) (*({                                                      \
+    static __typeof__(&P##fn) tnbc_next_;                                       \
+    __typeof__(&P##fn) tnbc_f_ = __atomic_load_n(&tnbc_next_, __ATOMIC_RELAXED); \
+    if (!tnbc_f_) {                                                             \
+        tnbc_f_ = (__typeof__(&P##fn))tnbc_next_mpi(#fn, (void *)&P##fn);       \
+        __atomic_store_n(&tnbc_next_, tnbc_f_, __ATOMIC_RELAXED);               \
+    }                                                                           \
+    tnbc_f_;                                                                    \
+}))
 /* Lift every guard (waiting for in-flight data in replay): for a buffer
  * whose footprint cannot be computed. */
 void tnbc_release_all(enum tnbc_release_reason why);

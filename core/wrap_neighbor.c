@@ -55,7 +55,7 @@ int MPI_Neighbor_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int
     degrees(comm, &in, &out);
     release_blocks(sb, out, NULL, sc, NULL, st);
     release_blocks(rb, in, NULL, rc, NULL, rt);
-    return PMPI_Neighbor_alltoall(sb, sc, st, rb, rc, rt, comm);
+    return TNBC_NEXT(MPI_Neighbor_alltoall)(sb, sc, st, rb, rc, rt, comm);
 }
 
 int MPI_Neighbor_alltoallv(const void *sb, const int scs[], const int sds[], MPI_Datatype st,
@@ -66,7 +66,7 @@ int MPI_Neighbor_alltoallv(const void *sb, const int scs[], const int sds[], MPI
     degrees(comm, &in, &out);
     release_blocks(sb, out, scs, 0, sds, st);
     release_blocks(rb, in, rcs, 0, rds, rt);
-    return PMPI_Neighbor_alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm);
+    return TNBC_NEXT(MPI_Neighbor_alltoallv)(sb, scs, sds, st, rb, rcs, rds, rt, comm);
 }
 
 int MPI_Neighbor_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
@@ -77,7 +77,7 @@ int MPI_Neighbor_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, in
     degrees(comm, &in, &out);
     release_blocks(sb, 1, NULL, sc, NULL, st);
     release_blocks(rb, in, NULL, rc, NULL, rt);
-    return PMPI_Neighbor_allgather(sb, sc, st, rb, rc, rt, comm);
+    return TNBC_NEXT(MPI_Neighbor_allgather)(sb, sc, st, rb, rc, rt, comm);
 }
 
 int MPI_Neighbor_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[],
@@ -88,5 +88,5 @@ int MPI_Neighbor_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, c
     degrees(comm, &in, &out);
     release_blocks(sb, 1, NULL, sc, NULL, st);
     release_blocks(rb, in, rcs, 0, rds, rt);
-    return PMPI_Neighbor_allgatherv(sb, sc, st, rb, rcs, rds, rt, comm);
+    return TNBC_NEXT(MPI_Neighbor_allgatherv)(sb, sc, st, rb, rcs, rds, rt, comm);
 }

@@ -11,419 +11,419 @@
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return TNBC_NEXT(MPI_Iallgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    return TNBC_NEXT(MPI_Iallgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
 
 int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    return TNBC_NEXT(MPI_Ialltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
 
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
+    return TNBC_NEXT(MPI_Bsend_init)(buf, count, datatype, dest, tag, comm, request);
 }
 
 int MPI_Buffer_attach(void *buffer, int size)
 {
     if (tnbc_guard_active()) { if (size > 0) tnbc_guard_release_range(buffer, (size_t)size, TNBC_REL_MPI); }
-    return PMPI_Buffer_attach(buffer, size);
+    return TNBC_NEXT(MPI_Buffer_attach)(buffer, size);
 }
 
 int MPI_Buffer_detach(void *buffer, int *size)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Buffer_detach(buffer, size);
+    return TNBC_NEXT(MPI_Buffer_detach)(buffer, size);
 }
 
 int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+    return TNBC_NEXT(MPI_Compare_and_swap)(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
 }
 
 int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+    return TNBC_NEXT(MPI_Fetch_and_op)(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 }
 
 int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return TNBC_NEXT(MPI_Iexscan)(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
+    return TNBC_NEXT(MPI_File_iread_at)(fh, offset, buf, count, datatype, request);
 }
 
 int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
+    return TNBC_NEXT(MPI_File_iwrite_at)(fh, offset, buf, count, datatype, request);
 }
 
 int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+    return TNBC_NEXT(MPI_File_iread_at_all)(fh, offset, buf, count, datatype, request);
 }
 
 int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+    return TNBC_NEXT(MPI_File_iwrite_at_all)(fh, offset, buf, count, datatype, request);
 }
 
 int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_iread(fh, buf, count, datatype, request);
+    return TNBC_NEXT(MPI_File_iread)(fh, buf, count, datatype, request);
 }
 
 int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_iwrite(fh, buf, count, datatype, request);
+    return TNBC_NEXT(MPI_File_iwrite)(fh, buf, count, datatype, request);
 }
 
 int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_iread_all(fh, buf, count, datatype, request);
+    return TNBC_NEXT(MPI_File_iread_all)(fh, buf, count, datatype, request);
 }
 
 int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+    return TNBC_NEXT(MPI_File_iwrite_all)(fh, buf, count, datatype, request);
 }
 
 int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_read_shared(fh, buf, count, datatype, status);
+    return TNBC_NEXT(MPI_File_read_shared)(fh, buf, count, datatype, status);
 }
 
 int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_write_shared(fh, buf, count, datatype, status);
+    return TNBC_NEXT(MPI_File_write_shared)(fh, buf, count, datatype, status);
 }
 
 int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_iread_shared(fh, buf, count, datatype, request);
+    return TNBC_NEXT(MPI_File_iread_shared)(fh, buf, count, datatype, request);
 }
 
 int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
+    return TNBC_NEXT(MPI_File_iwrite_shared)(fh, buf, count, datatype, request);
 }
 
 int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_read_ordered(fh, buf, count, datatype, status);
+    return TNBC_NEXT(MPI_File_read_ordered)(fh, buf, count, datatype, status);
 }
 
 int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_write_ordered(fh, buf, count, datatype, status);
+    return TNBC_NEXT(MPI_File_write_ordered)(fh, buf, count, datatype, status);
 }
 
 int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
+    return TNBC_NEXT(MPI_File_read_at_all_begin)(fh, offset, buf, count, datatype);
 }
 
 int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_File_read_at_all_end(fh, buf, status);
+    return TNBC_NEXT(MPI_File_read_at_all_end)(fh, buf, status);
 }
 
 int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
+    return TNBC_NEXT(MPI_File_write_at_all_begin)(fh, offset, buf, count, datatype);
 }
 
 int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_File_write_at_all_end(fh, buf, status);
+    return TNBC_NEXT(MPI_File_write_at_all_end)(fh, buf, status);
 }
 
 int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_read_all_begin(fh, buf, count, datatype);
+    return TNBC_NEXT(MPI_File_read_all_begin)(fh, buf, count, datatype);
 }
 
 int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_File_read_all_end(fh, buf, status);
+    return TNBC_NEXT(MPI_File_read_all_end)(fh, buf, status);
 }
 
 int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_write_all_begin(fh, buf, count, datatype);
+    return TNBC_NEXT(MPI_File_write_all_begin)(fh, buf, count, datatype);
 }
 
 int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_File_write_all_end(fh, buf, status);
+    return TNBC_NEXT(MPI_File_write_all_end)(fh, buf, status);
 }
 
 int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
+    return TNBC_NEXT(MPI_File_read_ordered_begin)(fh, buf, count, datatype);
 }
 
 int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_File_read_ordered_end(fh, buf, status);
+    return TNBC_NEXT(MPI_File_read_ordered_end)(fh, buf, status);
 }
 
 int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
+    return TNBC_NEXT(MPI_File_write_ordered_begin)(fh, buf, count, datatype);
 }
 
 int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_File_write_ordered_end(fh, buf, status);
+    return TNBC_NEXT(MPI_File_write_ordered_end)(fh, buf, status);
 }
 
 int MPI_Free_mem(void *base)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Free_mem(base);
+    return TNBC_NEXT(MPI_Free_mem)(base);
 }
 
 int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return TNBC_NEXT(MPI_Igather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
 int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    return TNBC_NEXT(MPI_Igatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
 }
 
 int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(origin_addr, (long)origin_count, origin_datatype, TNBC_REL_MPI); }
     if (tnbc_guard_active()) { tnbc_release_typed(result_addr, (long)result_count, result_datatype, TNBC_REL_MPI); }
-    return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+    return TNBC_NEXT(MPI_Get_accumulate)(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
 
 int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, type, TNBC_REL_MPI); }
-    return PMPI_Imrecv(buf, count, type, message, request);
+    return TNBC_NEXT(MPI_Imrecv)(buf, count, type, message, request);
 }
 
 int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, type, TNBC_REL_MPI); }
-    return PMPI_Mrecv(buf, count, type, message, status);
+    return TNBC_NEXT(MPI_Mrecv)(buf, count, type, message, status);
 }
 
 int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return TNBC_NEXT(MPI_Ineighbor_allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    return TNBC_NEXT(MPI_Ineighbor_allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
 
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return TNBC_NEXT(MPI_Ineighbor_alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
 
 int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    return TNBC_NEXT(MPI_Ineighbor_alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
 
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+    return TNBC_NEXT(MPI_Neighbor_alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
 
 int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    return TNBC_NEXT(MPI_Ineighbor_alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
 
 int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(inbuf, (long)incount, datatype, TNBC_REL_MPI); }
     if (tnbc_guard_active()) { if (outsize > 0) tnbc_guard_release_range(outbuf, (size_t)outsize, TNBC_REL_MPI); }
-    return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+    return TNBC_NEXT(MPI_Pack_external)(datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
 
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(inbuf, (long)incount, datatype, TNBC_REL_MPI); }
     if (tnbc_guard_active()) { if (outsize > 0) tnbc_guard_release_range(outbuf, (size_t)outsize, TNBC_REL_MPI); }
-    return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
+    return TNBC_NEXT(MPI_Pack)(inbuf, incount, datatype, outbuf, outsize, position, comm);
 }
 
 int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(origin_addr, (long)origin_count, origin_datatype, TNBC_REL_MPI); }
-    return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    return TNBC_NEXT(MPI_Raccumulate)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    return TNBC_NEXT(MPI_Ireduce)(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
 int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
+    return TNBC_NEXT(MPI_Reduce_local)(inbuf, inoutbuf, count, datatype, op);
 }
 
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    return TNBC_NEXT(MPI_Ireduce_scatter)(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 }
 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    return TNBC_NEXT(MPI_Ireduce_scatter_block)(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 }
 
 int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(origin_addr, (long)origin_count, origin_datatype, TNBC_REL_MPI); }
-    return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+    return TNBC_NEXT(MPI_Rget)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
 
 int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(origin_addr, (long)origin_count, origin_datatype, TNBC_REL_MPI); }
     if (tnbc_guard_active()) { tnbc_release_typed(result_addr, (long)result_count, result_datatype, TNBC_REL_MPI); }
-    return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+    return TNBC_NEXT(MPI_Rget_accumulate)(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
 
 int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_cout, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(origin_addr, (long)origin_count, origin_datatype, TNBC_REL_MPI); }
-    return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
+    return TNBC_NEXT(MPI_Rput)(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
 }
 
 int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
+    return TNBC_NEXT(MPI_Rsend_init)(buf, count, datatype, dest, tag, comm, request);
 }
 
 int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    return TNBC_NEXT(MPI_Iscan)(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return TNBC_NEXT(MPI_Iscatter)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
 int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return TNBC_NEXT(MPI_Iscatterv)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
 
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     if (tnbc_guard_active()) { tnbc_release_typed(buf, (long)count, datatype, TNBC_REL_MPI); }
-    return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
+    return TNBC_NEXT(MPI_Ssend_init)(buf, count, datatype, dest, tag, comm, request);
 }
 
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     if (tnbc_guard_active()) { if (insize > 0) tnbc_guard_release_range(inbuf, (size_t)insize, TNBC_REL_MPI); }
     if (tnbc_guard_active()) { tnbc_release_typed(outbuf, (long)outcount, datatype, TNBC_REL_MPI); }
-    return PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
+    return TNBC_NEXT(MPI_Unpack)(inbuf, insize, position, outbuf, outcount, datatype, comm);
 }
 
 int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
     if (tnbc_guard_active()) { if (insize > 0) tnbc_guard_release_range(inbuf, (size_t)insize, TNBC_REL_MPI); }
     if (tnbc_guard_active()) { tnbc_release_typed(outbuf, (long)outcount, datatype, TNBC_REL_MPI); }
-    return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+    return TNBC_NEXT(MPI_Unpack_external)(datarep, inbuf, insize, position, outbuf, outcount, datatype);
 }
 
 int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_T_cvar_read(handle, buf);
+    return TNBC_NEXT(MPI_T_cvar_read)(handle, buf);
 }
 
 int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_T_cvar_write(handle, buf);
+    return TNBC_NEXT(MPI_T_cvar_write)(handle, buf);
 }
 
 int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_T_pvar_read(session, handle, buf);
+    return TNBC_NEXT(MPI_T_pvar_read)(session, handle, buf);
 }
 
 int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_T_pvar_write(session, handle, buf);
+    return TNBC_NEXT(MPI_T_pvar_write)(session, handle, buf);
 }
 
 int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
     if (tnbc_guard_active()) { tnbc_release_all(TNBC_REL_MPI);   /* footprint not in the prototype */ }
-    return PMPI_T_pvar_readreset(session, handle, buf);
+    return TNBC_NEXT(MPI_T_pvar_readreset)(session, handle, buf);
 }

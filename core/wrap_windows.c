@@ -41,7 +41,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
                    MPI_Win *win)
 {
     tnbc_window_release(base, size);
-    int rc = PMPI_Win_create(base, size, disp_unit, info, comm, win);
+    int rc = TNBC_NEXT(MPI_Win_create)(base, size, disp_unit, info, comm, win);
     if (rc == MPI_SUCCESS)
         tnbc_window_exposes(*win, base, size);
     return rc;
@@ -50,7 +50,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                      MPI_Win *win)
 {
-    int rc = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+    int rc = TNBC_NEXT(MPI_Win_allocate)(size, disp_unit, info, comm, baseptr, win);
     if (rc == MPI_SUCCESS)
         tnbc_window_exposes(*win, *(void **)baseptr, size);
     return rc;
@@ -59,7 +59,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                             void *baseptr, MPI_Win *win)
 {
-    int rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+    int rc = TNBC_NEXT(MPI_Win_allocate_shared)(size, disp_unit, info, comm, baseptr, win);
     if (rc == MPI_SUCCESS)
         tnbc_window_exposes(*win, *(void **)baseptr, size);
     return rc;
@@ -68,7 +68,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     tnbc_window_release(base, size);
-    int rc = PMPI_Win_attach(win, base, size);
+    int rc = TNBC_NEXT(MPI_Win_attach)(win, base, size);
     if (rc == MPI_SUCCESS)
         tnbc_window_exposes(win, base, size);
     return rc;
@@ -76,7 +76,7 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 
 int MPI_Win_detach(MPI_Win win, const void *base)
 {
-    int rc = PMPI_Win_detach(win, base);
+    int rc = TNBC_NEXT(MPI_Win_detach)(win, base);
     if (rc == MPI_SUCCESS)
         tnbc_window_hides(win, base);
     return rc;
@@ -85,7 +85,7 @@ int MPI_Win_detach(MPI_Win win, const void *base)
 int MPI_Win_free(MPI_Win *win)
 {
     MPI_Win was = *win;       /* MPI_WIN_NULL after the call */
-    int rc = PMPI_Win_free(win);
+    int rc = TNBC_NEXT(MPI_Win_free)(win);
     if (rc == MPI_SUCCESS)
         tnbc_window_hides(was, NULL);
     return rc;

@@ -99,6 +99,32 @@ foreign_init() {
 }
 t_run "fail: a program with its own MPI_Init: tnbc says it stays off, output unchanged" foreign_init
 
+# A PMPI tool preloaded behind tnbc (the caller's LD_PRELOAD, kept after
+# tnbc's library): tnbc passes MPI_Init, MPI_Finalize and the calls it does
+# not transform on to the tool's MPI_x, not to PMPI_x, so the tool sees
+# them (before, it saw no MPI_Init and never reached its MPI_Finalize: a
+# tool like Darshan wrote no log). Traced and tuned (forced on), the
+# tool's counts and the program's output are the plain run's.
+tool_behind() {
+    mpicc -O2 -shared -fPIC -o "$W/libpmpi_tool.so" "$ROOT/test/frontdoor/pmpi_tool.c" &&
+        mpicc -O2 -o "$W/pmpi_tool_app" "$ROOT/test/frontdoor/pmpi_tool_app.c" || return 1
+    local run=(timeout -k 5 60 mpirun --oversubscribe -np 2) mode
+    (cd "$W" && LD_PRELOAD="$W/libpmpi_tool.so" "${run[@]}" ./pmpi_tool_app > tool.plain.out 2> tool.plain.err) ||
+        return 1
+    grep -q "tool rank 0: inits 1 sends 3 writes 3" "$W/tool.plain.err" || { cat "$W/tool.plain.err"; return 1; }
+    (cd "$W" && LD_PRELOAD="$W/libpmpi_tool.so" "$TNBC" trace -o tool.db -- "${run[@]}" ./pmpi_tool_app \
+        > tool.trace.out 2> tool.trace.err && "$TNBC" analyze tool.db -o tool.profile -q &&
+        sed -E 's/^  decision off .*/  decision on forced/' tool.profile > tool.on.profile &&
+        LD_PRELOAD="$W/libpmpi_tool.so" "$TNBC" run -p tool.on.profile -- "${run[@]}" ./pmpi_tool_app \
+        > tool.tuned.out 2> tool.tuned.err) || { cat "$W"/tool.*.err; return 1; }
+    for mode in trace tuned; do
+        cmp -s <(sort "$W/tool.plain.out") <(sort "$W/tool.$mode.out") || { echo "$mode: output differs"; return 1; }
+        cmp -s <(grep '^tool' "$W/tool.plain.err" | sort) <(grep '^tool' "$W/tool.$mode.err" | sort) ||
+            { echo "$mode: the tool saw other calls:"; grep '^tool' "$W/tool.$mode.err"; return 1; }
+    done
+}
+t_run "launch: a PMPI tool preloaded behind tnbc sees MPI_Init, MPI_Finalize, I/O and sends" tool_behind
+
 # fails_naming WANT REJECT ARGS...: exit 1, stderr names WANT and not REJECT.
 fails_naming() {
     local want=$1 reject=$2; shift 2
