@@ -86,7 +86,7 @@ t_run "fail: trace of /bin/true exits non-zero" no_mpi
 # calls a collective, names the program as MPI_Init's owner, writes no
 # database and leaves the program's output alone.
 foreign_init() {
-    mpicc -O2 -o "$W/own_mpi_init" "$ROOT/test/frontdoor/own_mpi_init.c" || return 1
+    mpicc -O2 -DOWN_MPI_INIT -o "$W/own_mpi_init" "$ROOT/test/frontdoor/pmpi_tool_app.c" || return 1
     t_mpirun 2 "$W/own_mpi_init" 2>/dev/null | sort > "$W/own.plain" || return 1
     local rc=0 err
     err=$(cd "$W" && "$TNBC" trace -o own.db -- timeout -k 5 60 mpirun --oversubscribe -np 2 \

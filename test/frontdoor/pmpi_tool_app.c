@@ -1,10 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* The program test/frontdoor.sh runs under pmpi_tool.so: three rounds of
  * an Alltoall read backwards, an MPI_File_write_at of the received data
- * and an MPI_Send of it from rank 0 to rank 1. One line of sums per rank. */
+ * and an MPI_Send of it from rank 0 to rank 1. One line of sums per rank.
+ * Built with -DOWN_MPI_INIT it defines MPI_Init itself, calling PMPI_Init,
+ * as an executable that Darshan or Score-P instrumented at link time
+ * does: tnbc's MPI_Init is then never called. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#ifdef OWN_MPI_INIT
+int MPI_Init(int *argc, char ***argv)
+{
+    fprintf(stderr, "tool: init\n");
+    return PMPI_Init(argc, argv);
+}
+#endif
 
 int main(int argc, char **argv)
 {
