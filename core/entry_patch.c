@@ -14,7 +14,7 @@
 
 struct entry {
     unsigned char *ours;       /* NULL: UNSET */
-    uint64_t saved;            /* its first eight bytes at registration */
+    uint64_t saved;            /* its first eight bytes as the library file holds them */
     _Atomic(void *) next;      /* the patch's target, once reclaimed */
     _Atomic(const char *) lost; /* non-NULL: LOST, and why */
 };
