@@ -7,7 +7,10 @@ CORE_BASE_SRCS := core/clock.c core/config.c core/callsite.c core/collective.c \
                   core/range_index.c core/guard.c core/guard_keys.c core/guard_memory.c core/tracedb.c core/runinfo.c \
                   core/comm_shape.c core/dtype.c core/typemap.c core/altstack.c core/crowding.c \
                   core/entry_patch.c
-CORE_WRAP_SRCS := core/intercept.c core/wrap_collectives.c core/wrap_release_mpi.c core/wrap_release_gen.c \
+# The generated release wrappers of the MPI built for (scripts/gen-release-mpi):
+# MPICH's header has MPI-4's functions, Open MPI 4.1's does not.
+CORE_RELEASE_GEN := core/wrap_release_gen$(if $(filter mpich,$(MPI)),_mpich).c
+CORE_WRAP_SRCS := core/intercept.c core/wrap_collectives.c core/wrap_release_mpi.c $(CORE_RELEASE_GEN) \
                   core/wrap_libc.c core/wrap_fortran.c core/wrap_alltoallw.c \
                   core/wrap_neighbor.c core/wrap_windows.c
 CORE_BASE_OBJS := $(call objs,,$(CORE_BASE_SRCS)) $(BUILD)/core/tracedb_schema.o
