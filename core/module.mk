@@ -7,16 +7,27 @@ CORE_BASE_SRCS := core/clock.c core/config.c core/callsite.c core/collective.c \
                   core/range_index.c core/guard.c core/guard_keys.c core/guard_memory.c core/tracedb.c core/runinfo.c \
                   core/comm_shape.c core/dtype.c core/typemap.c core/altstack.c core/crowding.c \
                   core/entry_patch.c
-# The generated release wrappers of the MPI built for (scripts/gen-release-mpi):
-# MPICH's header has MPI-4's functions, Open MPI 4.1's does not.
-CORE_RELEASE_GEN := core/wrap_release_gen$(if $(filter mpich,$(MPI)),_mpich).c
-CORE_WRAP_SRCS := core/intercept.c core/wrap_collectives.c core/wrap_release_mpi.c $(CORE_RELEASE_GEN) \
+# The release wrappers generated from mpi.h (scripts/gen-release-mpi): Open
+# MPI's are committed (core/wrap_release_gen.c, checked current by
+# test/replay.sh); an MPICH build generates its own from MPICH's header,
+# which has MPI-4's functions (MPI_Isendrecv, the _c forms, persistent and
+# partitioned calls) that Open MPI 4.1's lacks.
+CORE_WRAP_SRCS := core/intercept.c core/wrap_collectives.c core/wrap_release_mpi.c \
+                  $(if $(filter mpich,$(MPI)),,core/wrap_release_gen.c) \
                   core/wrap_libc.c core/wrap_fortran.c core/wrap_alltoallw.c \
                   core/wrap_neighbor.c core/wrap_windows.c
 CORE_BASE_OBJS := $(call objs,,$(CORE_BASE_SRCS)) $(BUILD)/core/tracedb_schema.o
 # Sanitizer builds: test hooks (TNBC_TEST_FAIL_MPROTECT, core/guard.c).
 $(BUILD)/core/guard.o: CFLAGS += $(if $(SAN),-DTNBC_TEST_HOOKS)
-CORE_WRAP_OBJS := $(call objs,,$(CORE_WRAP_SRCS))
+CORE_WRAP_OBJS := $(call objs,,$(CORE_WRAP_SRCS)) \
+                  $(if $(filter mpich,$(MPI)),$(BUILD)/core/wrap_release_gen_mpich.o)
+
+$(BUILD)/core/wrap_release_gen_mpich.c: scripts/gen-release-mpi $(filter-out core/wrap_release_gen.c,$(CORE_WRAP_SRCS))
+	@mkdir -p $(dir $@)
+	$(PY) scripts/gen-release-mpi --mpi mpich -o $@
+
+$(BUILD)/core/wrap_release_gen_mpich.o: $(BUILD)/core/wrap_release_gen_mpich.c
+	$(MPICC) $(CFLAGS) -c $< -o $@
 CORE_LIBS      := -lsqlite3 -ldl
 
 # The schema DDL, embedded as a C string so the libraries need no data file.

@@ -3,7 +3,7 @@
  * MPI-4 functions that Open MPI 4.1's header lacks and MPICH 4's has:
  * MPI_Isendrecv, the large-count MPI_Send_c/MPI_Recv_c, and a persistent
  * MPI_Alltoall_init started at once. Under MPICH the release wrappers are
- * generated from its own header (core/wrap_release_gen_mpich.c): before,
+ * generated from its own header (by the build, core/module.mk): before,
  * none of these lifted the guards, and the peer read the blocks through
  * the kernel before they had landed (wrong data, silently). Blocks of
  * 4 MiB, so that data is still on its way. */
