@@ -15,8 +15,6 @@
 
 #include <aio.h>
 #include <dirent.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +25,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
