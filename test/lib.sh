@@ -201,7 +201,8 @@ t_cmocka() {
     ok=$((ok - $(grep -ciE '^ok .*# *skip' "$log")))
     T_PASS=$((T_PASS + ok)); T_FAIL=$((T_FAIL + notok)); T_SKIP=$((T_SKIP + skipped))
     echo "  $(basename "$bin"): $ok ok, $notok not ok, $skipped skipped"
-    if [[ $notok -gt 0 || $rc -ne 0 || $ok -eq 0 ]]; then
+    # Nothing run and nothing skipped: the binary did not get to its tests.
+    if [[ $notok -gt 0 || $rc -ne 0 || ($ok -eq 0 && $skipped -eq 0) ]]; then
         [[ $notok -eq 0 ]] && { T_FAIL=$((T_FAIL + 1)); echo "  FAIL $(basename "$bin") exit $rc"; }
         sed 's/^/       | /' "$log" | tail -n 25
     fi

@@ -51,6 +51,13 @@ t_run "T_ONLY: the others neither run nor counted" \
 printf '#!/bin/sh\necho "ok 1 - t"\nkill -SEGV $$\n' >"$W/fake-cmocka"; chmod +x "$W/fake-cmocka"
 t_run "t_cmocka: a crash after the ok lines is a failure" \
     fake "1 passed, 1 failed, 0 skipped" "t_cmocka '$W/fake-cmocka'"
+printf '#!/bin/sh\necho "not ok 1 - a # SKIP"\necho "not ok 2 - b # SKIP"\n' >"$W/fake-skips"
+chmod +x "$W/fake-skips"
+t_run "t_cmocka: every test skipped (a capability missing) is no failure" \
+    fake "0 passed, 0 failed, 2 skipped" "t_cmocka '$W/fake-skips'"
+printf '#!/bin/sh\necho "1..0"\n' >"$W/fake-empty"; chmod +x "$W/fake-empty"
+t_run "t_cmocka: no test run and none skipped is a failure" \
+    fake "0 passed, 1 failed, 0 skipped" "t_cmocka '$W/fake-empty'"
 # The launch line under each MPI, written out by hand (docs/mpich.md).
 argv_is() { # T_MPI WANT ARGS...: t_mpi_argv ARGS gives WANT (words joined by |)
     local mpi=$1 want=$2 got; shift 2
