@@ -106,10 +106,10 @@ const char nbop_oom[] = "out of memory";
 
 #define TAG_SPAN 8000     /* body tags 1..TAG_SPAN; head, tail, token above */
 
-void nbop_configure(long piece_bytes, int node_schedule)
+void nbop_configure(long piece_bytes, int node_schedule, double turn_pace)
 {
     plan_source_set_piece(piece_bytes);
-    tokens_set_schedule(node_schedule);
+    tokens_set_schedule(node_schedule, turn_pace);
 }
 
 const struct tnbc_layout *nbop_guard_layout(const struct nbop *op)

@@ -147,6 +147,8 @@ struct nbop {
     int token_from, token_to;      /* node schedule neighbours, -1 if none */
     int nodes_hash;                /* of the site's node table; 0 if none */
     int token_ok;                  /* progress thread: my turn on the node */
+    uint64_t turn_ns;              /* least length of my turn (tokens.c), 0: none */
+    uint64_t turn_end_ns;          /* progress thread: when it may end, 0 until it began */
     const struct tnbc_profile_site *site_prio;
     int remaining;                 /* steps not done (progress thread only) */
     atomic_llong wait_ns;          /* time the program waited in faults */
@@ -250,7 +252,7 @@ extern const char nbop_oom[];
  * schedule (digest 000: one process's highest-priority blocks get the
  * node's network to themselves at a time): 1 to use the profile's node
  * phases (the default), 0 to ignore them. */
-void nbop_configure(long piece_bytes, int node_schedule);
+void nbop_configure(long piece_bytes, int node_schedule, double turn_pace);
 
 /* Scatter(v): the counts and displacements (elements of the send type)
  * that chunk `c` (a step's peer) sends to each rank, at the root; NULL

@@ -113,7 +113,7 @@ static int post(struct nbop *op, int i)
  * have to be per communicator, or two ranks could wait on each other. */
 static int start_steps(struct nbop *op, int *chunk_gate)
 {
-    int started = 0, busy = 0, has_chunks = 0, gated_left = 0;
+    int started = 0, busy = 0, has_chunks = 0, gated_left = 0, gated = 0;
     for (int i = 0; i < op->nsteps; i++) {
         struct step *s = &op->steps[i];
         if ((s->kind == STEP_RECV || s->kind == STEP_TOKEN_IN) && !s->posted) {
@@ -123,7 +123,10 @@ static int start_steps(struct nbop *op, int *chunk_gate)
         if ((s->kind == STEP_SEND || s->kind == STEP_CHUNK) && s->posted && !s->done)
             busy++;
         gated_left += s->gated && !s->done;
+        gated += s->gated;
     }
+    if (op->token_ok && op->turn_ns && gated && !op->turn_end_ns)
+        op->turn_end_ns = tnbc_ns_now() + op->turn_ns;    /* my turn begins */
     int window = P.window;
     for (int i = 0; i < op->nsteps && busy < window; i++) {
         struct step *s = &op->steps[i];
@@ -134,7 +137,7 @@ static int start_steps(struct nbop *op, int *chunk_gate)
         if (s->after && !op->steps[s->after - 1].done)
             break;            /* a relay: pieces leave in the order they match in */
         if (s->kind == STEP_TOKEN_OUT) {
-            if (!op->token_ok || gated_left)
+            if (!op->token_ok || gated_left || (op->turn_end_ns && tnbc_ns_now() < op->turn_end_ns))
                 continue;     /* pass the turn on once mine is over */
             post(op, i);
             started++;

@@ -8,12 +8,34 @@
 #include "plan.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 
 /* Set once at start (nbop_configure). */
 static int node_schedule = 1;
+static double turn_pace = 0;
 
-void tokens_set_schedule(int on) { node_schedule = on; }
+void tokens_set_schedule(int on, double pace)
+{
+    node_schedule = on;
+    turn_pace = pace;
+}
+
+/* How long a rank keeps its node's turn at least, from when it got it: its
+ * share of the site's blocking Tcomm (the node's ranks taking equal turns
+ * on its link), times TNBC_TURN_PACE. A turn otherwise ends when the
+ * rank's sends to other nodes complete, and over TCP they complete once
+ * the socket has taken them: with Linux's autotuned buffers a rank's 2 MiB
+ * were taken at once, the next rank's data followed at once and shared the
+ * link with it (docs/replay.md, step 5). 0: no minimum (the last rank of
+ * its node, no model, or pacing off). */
+static uint64_t turn_ns(const struct tnbc_profile_site *site, int nranks)
+{
+    double tcomm = site->model.tcomm_ns;
+    if (turn_pace <= 0 || nranks < 2 || !isfinite(tcomm) || tcomm <= 0)
+        return 0;
+    return (uint64_t)(turn_pace * tcomm / nranks);
+}
 
 /* Where this rank stands in its node's schedule: the ranks just before
  * and after it (-1 at the ends, or with no schedule). */
@@ -21,6 +43,7 @@ static void node_neighbours(struct nbop *op, const struct tnbc_profile_site *sit
 {
     int me = op->layout.comm_rank;
     op->token_from = op->token_to = -1;
+    op->turn_ns = 0;
     for (int n = 0; node_schedule && n < site->nnodes; n++) {
         const struct tnbc_profile_node *node = &site->nodes[n];
         for (int k = 0; k < node->nranks; k++) {
@@ -28,6 +51,7 @@ static void node_neighbours(struct nbop *op, const struct tnbc_profile_site *sit
                 continue;
             op->token_from = k > 0 ? node->ranks[k - 1] : -1;
             op->token_to = k + 1 < node->nranks ? node->ranks[k + 1] : -1;
+            op->turn_ns = op->token_to >= 0 ? turn_ns(site, node->nranks) : 0;
             return;
         }
     }
@@ -82,6 +106,8 @@ int tokens_plan(struct nbop *op, const struct edge_req *got)
     for (int r = 0; r < p; r++)
         same_schedule &= got[r].nodes_hash == op->nodes_hash;
     op->token_from = op->token_to = -1;
+    op->turn_ns = 0;
+    op->turn_end_ns = 0;
     if (same_schedule)
         node_neighbours(op, op->site_prio);
     op->token_ok = op->token_from < 0;

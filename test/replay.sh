@@ -460,6 +460,37 @@ check_bcast_two_sites() {
     done
 }
 
+# A rank's turn on its node's link lasts at least TNBC_TURN_PACE times its
+# share of the site's Tcomm, from when its progress thread took the call up
+# (after posting the call's receives): with the profile's Tcomm set to 1.2
+# s and TNBC_TURN_PACE=1, the first rank of each node (its node line's
+# first) passes the turn on, a zero-byte send, no sooner than 0.6 s after
+# it posted its first receive. Without the minimum it passes it once TCP
+# has taken its sends: milliseconds. Load can only delay the hand-over, so
+# the bound holds however busy the machine is. test/replay/irecv_spy.so
+# logs the posts with the machine's monotonic clock.
+turn_lasts() {
+    pipeline tp 4 force "$P/trace/access_order" alltoall 262144 3,1,0,2 1 || return 1
+    sed -E 's/^(  model tcomm_ns )[^ ]+/\11200000000/' "$W/tp.on.profile" > "$W/tp.slow.profile"
+    rm -rf "$W/tps"; mkdir -p "$W/tps"
+    t_mpirun 4 -x LD_PRELOAD="$PWD/$BUILD/lib/libtnbc-replay.so:$PWD/$P/replay/irecv_spy.so" \
+        -x TNBC_PROFILE="$W/tp.slow.profile" -x TNBC_TURN_PACE=1 -x IRECV_SPY_DIR="$W/tps" \
+        "$P/trace/access_order" alltoall 262144 3,1,0,2 1 > "$W/tp.spy" 2>&1 || { cat "$W/tp.spy"; return 1; }
+    grep -q 'access_order: ok' "$W/tp.spy" || { cat "$W/tp.spy"; return 1; }
+    local firsts f t_recv t_token n=0
+    firsts=$(awk '/^site .* alltoall$/ { in_site = 1 } /^end/ { in_site = 0 }
+                  in_site && $1 == "node" { print $3 }' "$W/tp.slow.profile")
+    for f in $firsts; do
+        t_recv=$(awk '$2 > 0 { print $3; exit }' "$W/tps/rank-$f")
+        t_token=$(awk '$2 == 0 { print $3; exit }' "$W/tps/rank-$f.isend")
+        echo "rank $f: first receive posted at $t_recv ns, turn passed on at $t_token ns"
+        [[ -n $t_recv && -n $t_token ]] || return 1
+        (( t_token - t_recv >= 600000000 )) || { echo "turn shorter than 0.6 s"; return 1; }
+        n=$((n + 1))
+    done
+    [[ $n -eq 2 ]] || { echo "node lines' first ranks: '$firsts'"; return 1; }
+}
+
 # Across an emulated cluster: 2 nodes x 2 ranks, shared memory inside a
 # node, TCP over 1 Gbit/s links between them; the node schedule is active.
 CLUSTER=tr$$; CLUSTER=${CLUSTER:0:8}
@@ -469,7 +500,7 @@ check_cluster() {
         source "/run/tnbc-cluster/$CLUSTER/env"
         pipeline cl 4 force "$P/replay/integrity" 21 2 && grep -q 'integrity: ok' "$W/cl.tuned" &&
             grep -q "^  node tnbc-$CLUSTER-n1" "$W/cl.profile" &&
-            [[ $(early cl alltoall) -gt 0 ]] && bcast_crosses_once
+            [[ $(early cl alltoall) -gt 0 ]] && bcast_crosses_once && turn_lasts
     )
     local rc=$?
     scripts/cluster/tnbc-cluster down --name "$CLUSTER" >/dev/null 2>&1
