@@ -334,7 +334,7 @@ int tnbc_mode_init(int provided)
     R.trial = tnbc_env_bool("TNBC_REPLAY_TRIAL", 0);
     long piece = piece_bytes();
     nbop_configure(piece, tnbc_env_bool("TNBC_NODE_SCHEDULE", 1),
-                   tnbc_env_double("TNBC_TURN_PACE", 0.9, 0, 4));
+                   tnbc_env_double("TNBC_TURN_PACE", 0.7, 0, 4));
     send_guard_configure();
     R.window = send_window(piece);
     R.sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
