@@ -51,9 +51,10 @@ unsigned plan_order_hash(const struct nbop *op);
 
 /* tokens.c: the node schedule (1: follow the profile's node phases, 0:
  * ignore them) and the least length of a turn (a fraction of the rank's
- * share of the site's Tcomm, 0: none); the hash of a site's node table as this rank would follow
- * it (0: none); whether r is on rank me's node; and the token steps of a
- * per-source op once every rank's request is known (got). 0 or -1. */
+ * share of the site's Tcomm, 0: none); the hash of a site's node table
+ * as this rank would follow it (0: none); whether r is on rank me's node;
+ * and the token steps of a per-source op once every rank's request is
+ * known (got). 0 or -1. */
 void tokens_set_schedule(int on, double pace);
 int tokens_hash(const struct tnbc_profile_site *site);
 int tokens_same_node(const struct tnbc_profile_site *site, int me, int r);

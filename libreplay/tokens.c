@@ -7,6 +7,7 @@
  * thread runs the steps. */
 #include "plan.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -38,12 +39,12 @@ static uint64_t turn_ns(const struct tnbc_profile_site *site, int nranks)
 }
 
 /* Where this rank stands in its node's schedule: the ranks just before
- * and after it (-1 at the ends, or with no schedule). */
+ * and after it, and its turn's least length. The caller has set them to
+ * -1 and 0 (the ends, or no schedule). */
 static void node_neighbours(struct nbop *op, const struct tnbc_profile_site *site)
 {
     int me = op->layout.comm_rank;
-    op->token_from = op->token_to = -1;
-    op->turn_ns = 0;
+    assert(op->token_from == -1 && op->token_to == -1 && op->turn_ns == 0);
     for (int n = 0; node_schedule && n < site->nnodes; n++) {
         const struct tnbc_profile_node *node = &site->nodes[n];
         for (int k = 0; k < node->nranks; k++) {
