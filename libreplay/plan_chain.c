@@ -26,6 +26,18 @@
 /* Pieces per call at most: every receive is posted at once. */
 #define CHAIN_MAX_PIECES 512
 
+/* A chain piece is at most this, whatever the per-source piece size: each
+ * hop relays a piece only once it has it whole, so a piece that a
+ * transport must split or hand over in a second round trip delays every
+ * later hop. Open MPI's shared-memory transport (vader) sends up to 32 KiB
+ * *with* its header in the first fragment; a 32 KiB piece took one more
+ * round trip, which on a node whose CPU its ranks share waits for the
+ * receiver's progress thread. Measured (docs/replay.md, "The piece size"):
+ * 1 MiB bcast at 2 x 2, 1 Gbit/s, 14.5-15.4 ms per iteration with 32 KiB
+ * pieces, 12.6-13.2 with 16 KiB, and 12.8-13.3 with 32 KiB once vader's
+ * fragments were raised to 64 KiB; no difference at 2 x 1 (TCP only). */
+#define CHAIN_PIECE_MAX_BYTES 16384
+
 /* This rank's neighbours in the chain: root first, then the others node
  * by node (nodes in the order their first member follows the root,
  * cyclically), each node's members in cyclic order from the root.
@@ -97,7 +109,8 @@ const char *plan_bcast_chain(struct nbop *op, const struct tnbc_profile_site *si
         return "zero-size";
     if (chain_neighbours(p, a->root, me, node_of, &pred, &succ) != 0)
         return nbop_oom;
-    long elems = plan_piece_bytes() / tsize, total = first[k - 1] + n[k - 1];
+    long piece = plan_piece_bytes() < CHAIN_PIECE_MAX_BYTES ? plan_piece_bytes() : CHAIN_PIECE_MAX_BYTES;
+    long elems = piece / tsize, total = first[k - 1] + n[k - 1];
     if (elems < 1)
         elems = 1;
     if (total / elems >= CHAIN_MAX_PIECES)
