@@ -295,6 +295,9 @@ int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_sit
     if (an_site_fidelity(t, s, &fid, bad, sizeof bad) < 0)
         return -1;
     an_fidelity_decide(ps, &fid, timed);
+    /* Off by the model's timing (or the trace's confidence in it) alone:
+     * a trial run may time it (profiles/FORMAT.md, `trial`). */
+    ps->trial = timed && !ps->on;
     return ps->reason ? 0 : -1;
 }
 

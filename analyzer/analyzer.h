@@ -173,11 +173,23 @@ int an_replay_open(struct an_trace *t, const char *path, char *err, size_t errle
 /* Which call-to-call cycles an_site_cycle_ns takes: all, or in a trial
  * replay run (TNBC_REPLAY_TRIAL, blocking calls' rows have wait_ns -1)
  * those that start at an early or at a blocking call. */
-enum an_cycle { AN_CYCLE_ALL, AN_CYCLE_AFTER_EARLY, AN_CYCLE_AFTER_BLOCKING };
+enum an_cycle_kind { AN_CYCLE_ALL, AN_CYCLE_AFTER_EARLY, AN_CYCLE_AFTER_BLOCKING };
 /* Median over invocations of the slowest rank's time from one call's entry
  * at the site to the next's; returns how many cycles, or -1 with err. */
-int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, enum an_cycle kind,
+int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, enum an_cycle_kind kind,
                      double *out, char *err, size_t errlen);
+/* The same cycles one by one: the slowest rank's time from the entry of
+ * call `invocation` at the site to the next call's entry, and whether
+ * call `invocation` ran blocking in a trial run (its row's wait_ns < 0). */
+struct an_cycle {
+    int64_t invocation;
+    double ns;
+    int blocking;
+};
+/* Into *out (a new array of *n in invocation order; caller frees);
+ * returns *n, or -1 with err. */
+int an_site_cycles(struct an_trace *t, const char *site, const char *op, struct an_cycle **out,
+                   int *n, char *err, size_t errlen);
 /* The replay summary's early_cost rows with early calls, into *out (a
  * new array of *n, caller frees with an_early_free); none when the summary
  * predates the table. Returns 0, or -1 with err. */

@@ -61,6 +61,8 @@ static void summary(const struct tnbc_profile *p, const struct an_platform *pf)
         printf("%s %s: %s: %s", s->site, s->op, s->on ? "on" : "off", s->reason);
         if (s->has_confidence)      /* the trace's, analyzer/fidelity.c */
             printf(" [confidence %.2f]", s->confidence);
+        if (s->trial)               /* profiles/FORMAT.md, `trial` */
+            printf(" [a trial run tries it]");
         putchar('\n');
     }
 }

@@ -19,14 +19,21 @@
  * run timed them (Tinit, an_early_read) but whose early calls were faster
  * there is on, with both numbers and the model's reason.
  *
- * A trial run (TNBC_REPLAY_TRIAL=1) runs every other call of a site
+ * A trial run (TNBC_REPLAY_TRIAL=1) runs half the calls of a site
  * blocking; then the cycles after its early calls are compared with those
  * after its blocking calls, both measured in the same run under the same
- * conditions, and the trace is not needed for that site.
+ * conditions, and the trace is not needed for that site. Its sites take
+ * turns in patterns that let each call be paired with one that differs
+ * in that site's state alone (trial_pairs), so that a site beside one
+ * that gains is not credited with that gain. It also runs the sites the
+ * analysis marked `trial` (off by the model's timing alone) as on, and
+ * the run decides those too.
  */
 #include "analyzer.h"
 
+#include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,12 +61,104 @@ static int baseline(struct tnbc_profile_site *ps, struct an_trace *trace, struct
     return an_site_cycle_ns(trace, ps->site, ps->op, AN_CYCLE_ALL, ns, err, errlen);
 }
 
+static double mean(const double *v, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += v[i];
+    return n > 0 ? s / n : NAN;
+}
+
+/* A trial run's blocking calls of a site follow bit b of the call number
+ * (libreplay/replay.c, trial_blocking), b read off the rows themselves:
+ * calls i and i + 2^b (bit b clear in i) then differ in this site's state
+ * alone, the program's other sites alike in both. Per such pair in which
+ * call i ran early and call i + 2^b blocking, the cycles after them; the
+ * means of the early and blocking members (their difference is the
+ * pairs' mean saving: the other sites' states, equally many each way,
+ * cancel in it, where they would not in the members' medians) and the
+ * median of the pairs' savings (blocking minus early), which decides.
+ * Returns the number of pairs, 0 where no bit explains the rows, -1 when
+ * out of memory. */
+static int trial_pairs(const struct an_cycle *c, int n, double *early, double *blocking,
+                       double *saving)
+{
+    int b = 0, found = 0;
+    int64_t last = -1;
+    for (int i = 0; i < n; i++)
+        last = c[i].invocation > last ? c[i].invocation : last;
+    for (; b < 16 && !found; b++) {
+        found = 1;
+        for (int i = 0; i < n && found; i++)
+            found = c[i].invocation >= 0 && c[i].blocking == (int)((c[i].invocation >> b) & 1);
+    }
+    if (!found || last < 0)
+        return 0;
+    b--;
+    int64_t step = INT64_C(1) << b;
+    int *at = malloc((size_t)(last + 1) * sizeof *at);
+    double *v = malloc(3 * (size_t)n * sizeof *v);
+    if (!at || !v) {
+        free(at);
+        free(v);
+        return -1;
+    }
+    for (int64_t i = 0; i <= last; i++)
+        at[i] = -1;
+    for (int i = 0; i < n; i++)
+        at[c[i].invocation] = i;
+    double *e = v, *bl = v + n, *d = v + 2 * n;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t partner = c[i].invocation + step;
+        if (c[i].blocking || partner > last || at[partner] < 0)
+            continue;
+        assert(c[at[partner]].blocking);
+        e[k] = c[i].ns;
+        bl[k] = c[at[partner]].ns;
+        d[k] = bl[k] - e[k];
+        k++;
+    }
+    *saving = an_median(d, k);
+    *early = mean(e, k);
+    *blocking = mean(bl, k);
+    free(at);
+    free(v);
+    return k;
+}
+
+/* What a trial run says of the site, paired where it can be: the cycle
+ * after early calls (*measured) and after blocking ones (*base), whether
+ * that is a gain, and the pairing in `how`. Returns 1 with an answer, 0
+ * with none (not a trial run), -1 when out of memory. */
+static int trial_verdict(struct tnbc_profile_site *ps, struct an_trace *replay, double *measured,
+                         double *base, int *gain, char *how, size_t howlen, char *err,
+                         size_t errlen)
+{
+    struct an_cycle *c;
+    int n;
+    double saving;
+    how[0] = '\0';
+    if (an_site_cycles(replay, ps->site, ps->op, &c, &n, err, errlen) < 0)
+        return -1;
+    int pairs = trial_pairs(c, n, measured, base, &saving);
+    free(c);
+    if (pairs < 0)
+        return -1;
+    if (pairs == 0)
+        return 0;
+    *gain = saving > 0;
+    snprintf(how, howlen, " (means of %d pairs of calls that differ in this site alone; "
+             "median saving per pair %.1f ms)", pairs, saving / 1e6);
+    return 1;
+}
+
 static int check_site(struct tnbc_profile_site *ps, struct an_trace *trace,
                       struct an_trace *replay, char *err, size_t errlen)
 {
     double base, measured;
     const char *what;
-    char buf[800];
+    char buf[1000], how[160] = "";
     int nt = baseline(ps, trace, replay, &base, &what, err, errlen);
     int nm = nt < 0 ? -1 : an_site_cycle_ns(replay, ps->site, ps->op, AN_CYCLE_AFTER_EARLY,
                                             &measured, err, errlen);
@@ -67,26 +166,33 @@ static int check_site(struct tnbc_profile_site *ps, struct an_trace *trace,
         return -1;
     if (nt == 0 || nm == 0 || !isfinite(base) || !isfinite(measured))
         return 0;   /* one call, or none early: nothing to compare */
-    if (measured >= base) {
+    int gain = measured < base;
+    if (strcmp(what, "traced") != 0) {
+        int rc = trial_verdict(ps, replay, &measured, &base, &gain, how, sizeof how, err, errlen);
+        if (rc < 0)
+            return -1;
+    }
+    if (!gain) {
         ps->on = 0;
         snprintf(buf, sizeof buf,
-                 "measured in replay: %.1f ms from call to call against %.1f ms %s, "
+                 "measured in replay: %.1f ms from call to call against %.1f ms %s%s, "
                  "no gain (the model said: %s)",
-                 measured / 1e6, base / 1e6, what, ps->reason);
+                 measured / 1e6, base / 1e6, what, how, ps->reason);
     } else if (ps->on) {
         snprintf(buf, sizeof buf, "%s; measured in replay: %.1f ms from call to call against "
-                 "%.1f ms %s",
-                 ps->reason, measured / 1e6, base / 1e6, what);
+                 "%.1f ms %s%s",
+                 ps->reason, measured / 1e6, base / 1e6, what, how);
     } else {
         /* Off by the model's timing only: the analysis is the trial
          * profile's but for Tinit, now the timed early return, and a site
          * the runtime cannot run early has no early calls to compare. */
         ps->on = 1;
         snprintf(buf, sizeof buf,
-                 "measured in replay: %.1f ms from call to call against %.1f ms %s, a gain "
+                 "measured in replay: %.1f ms from call to call against %.1f ms %s%s, a gain "
                  "(the model said off: %s)",
-                 measured / 1e6, base / 1e6, what, ps->reason);
+                 measured / 1e6, base / 1e6, what, how, ps->reason);
     }
+    ps->trial = 0;   /* decided by the measurement, not the model */
     return set_reason(ps, buf) < 0 ? -1 : 1;
 }
 

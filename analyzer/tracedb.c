@@ -295,29 +295,30 @@ int an_replay_open(struct an_trace *t, const char *path, char *err, size_t errle
     return db_open(t, path, 0, err, errlen);
 }
 
-/* Appends x to a growing array; -1 when out of memory. */
-static int push_double(double **v, int *n, int *cap, double x)
+/* Appends c to a growing array; -1 when out of memory. */
+static int push_cycle(struct an_cycle **v, int *n, int *cap, struct an_cycle c)
 {
     if (*n == *cap) {
-        int c = *cap ? 2 * *cap : 64;
-        double *w = realloc(*v, (size_t)c * sizeof *w);
+        int m = *cap ? 2 * *cap : 64;
+        struct an_cycle *w = realloc(*v, (size_t)m * sizeof *w);
         if (!w)
             return -1;
         *v = w;
-        *cap = c;
+        *cap = m;
     }
-    (*v)[(*n)++] = x;
+    (*v)[(*n)++] = c;
     return 0;
 }
 
-/* Per invocation, the longest time over ranks from one call's entry to
- * the next's at the same site (the calls between, and the code, included);
- * *out gets the median over invocations. Returns the number of
- * invocations measured (0: none), or -1 with err set. */
-int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, enum an_cycle kind,
-                     double *out, char *err, size_t errlen)
+/* Rows come ordered by invocation, then rank: a cycle that starts at
+ * invocation i is complete once the rows of i + 1 are read, and each
+ * rank's previous row is all that must be kept. */
+int an_site_cycles(struct an_trace *t, const char *site, const char *op, struct an_cycle **out,
+                   int *nout, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
+    *out = NULL;
+    *nout = 0;
     if (prepare(t, "SELECT rank, invocation, entry_tsc, wait_ns < 0 FROM call WHERE site=?1 "
                    "AND op=?2 ORDER BY invocation, rank", &st, err, errlen) < 0)
         return -1;
@@ -326,7 +327,7 @@ int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, enum 
     int64_t *prev_inv = malloc((size_t)t->world_size * sizeof *prev_inv);
     int64_t *prev_tsc = malloc((size_t)t->world_size * sizeof *prev_tsc);
     int *prev_blocking = calloc((size_t)t->world_size, sizeof *prev_blocking);
-    double *cycles = NULL, cur = -1;   /* cur: this invocation's longest, -1 none */
+    struct an_cycle *v = NULL, cur = { .ns = -1 };   /* cur.ns -1: none yet */
     int n = 0, cap = 0, fail = !prev_inv || !prev_tsc || !prev_blocking;
     int64_t cur_inv = -1;
     for (int r = 0; !fail && r < t->world_size; r++)
@@ -338,32 +339,56 @@ int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, enum 
         if (rank < 0 || rank >= t->world_size || !t->ranks[rank].present)
             continue;
         if (inv != cur_inv) {
-            fail = cur >= 0 && push_double(&cycles, &n, &cap, cur) < 0;
-            cur = -1;
+            fail = cur.ns >= 0 && push_cycle(&v, &n, &cap, cur) < 0;
+            cur = (struct an_cycle){ .invocation = inv - 1, .ns = -1 };
             cur_inv = inv;
         }
-        int wanted = kind == AN_CYCLE_ALL || (kind == AN_CYCLE_AFTER_BLOCKING) == prev_blocking[rank];
-        if (prev_inv[rank] == inv - 1 && tsc > prev_tsc[rank] && wanted) {
+        if (prev_inv[rank] == inv - 1 && tsc > prev_tsc[rank]) {
             double ns = (double)(tsc - prev_tsc[rank]) / t->ranks[rank].tsc_hz * 1e9;
-            if (ns > cur)
-                cur = ns;
+            if (ns > cur.ns) {
+                cur.ns = ns;
+                /* The ranks agree on a call's path; the slowest one's is kept. */
+                cur.blocking = prev_blocking[rank];
+            }
         }
         prev_inv[rank] = inv;
         prev_tsc[rank] = tsc;
         prev_blocking[rank] = blocking;
     }
-    fail = fail || (cur >= 0 && push_double(&cycles, &n, &cap, cur) < 0);
+    fail = fail || (cur.ns >= 0 && push_cycle(&v, &n, &cap, cur) < 0);
     sqlite3_finalize(st);
     free(prev_inv);
     free(prev_tsc);
     free(prev_blocking);
     if (fail) {
-        free(cycles);
+        free(v);
         return terr(t, err, errlen, "out of memory");
     }
-    *out = an_median(cycles, n);
-    free(cycles);
+    *out = v;
+    *nout = n;
     return n;
+}
+
+int an_site_cycle_ns(struct an_trace *t, const char *site, const char *op, enum an_cycle_kind kind,
+                     double *out, char *err, size_t errlen)
+{
+    struct an_cycle *c;
+    int n;
+    if (an_site_cycles(t, site, op, &c, &n, err, errlen) < 0)
+        return -1;
+    double *ns = malloc((size_t)(n > 0 ? n : 1) * sizeof *ns);
+    if (!ns) {
+        free(c);
+        return terr(t, err, errlen, "out of memory");
+    }
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (kind == AN_CYCLE_ALL || (kind == AN_CYCLE_AFTER_BLOCKING) == c[i].blocking)
+            ns[k++] = c[i].ns;
+    *out = an_median(ns, k);
+    free(ns);
+    free(c);
+    return k;
 }
 
 void an_early_free(struct an_early *e, int n)

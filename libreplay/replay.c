@@ -83,7 +83,7 @@ enum fallback {
     FB_CANNOT_LAND,    /* this rank cannot write into guarded pages */
     FB_NO_THREAD,      /* the progress thread could not be started */
     FB_OTHER_RANK,     /* this rank could, another could not */
-    FB_TRIAL,          /* TNBC_REPLAY_TRIAL: every other call blocking */
+    FB_TRIAL,          /* TNBC_REPLAY_TRIAL: half the calls blocking (trial_blocking) */
     FB_GUARD,          /* agreed, but the pages could not be guarded: the
                           call waited for all its data before returning */
     FB_AGREE_FAILED,   /* the agreement's MPI call failed */
@@ -144,7 +144,8 @@ static struct {
     int op_on[TNBC_OP_COUNT];
     struct tnbc_site_table stats;   /* of struct site_stats */
     long record_max;
-    int trial;             /* TNBC_REPLAY_TRIAL: every other call of a site blocking */
+    int trial;             /* TNBC_REPLAY_TRIAL: half the calls of a site blocking */
+    int trial_sites;       /* ... and this many `trial` sites of the profile run as on */
     int autotune;          /* TNBC_AUTO: sites learned in this run (autotune.h) */
     int auto_out;          /* every rank: TNBC_AUTO_PROFILE_OUT names the file */
     int any_auto;          /* some rank runs tnbc auto (TNBC_AUTO) */
@@ -188,6 +189,51 @@ static void refuse_foreign_free(void)
 /* Reads TNBC_PROFILE once, before MPI_Init_thread: whether any of its
  * sites that are on can be reached from this process decides the thread
  * level. Errors are reported by tnbc_mode_init, once the rank is known. */
+/* A trial run (TNBC_REPLAY_TRIAL=1) runs the sites the analyzer marked
+ * `trial` (off by the model's timing alone) as if on, so that every other
+ * call of theirs is timed early and `tnbc analyze --measured` decides
+ * them from the run rather than the model. Returns how many. */
+static int trial_sites_on(struct tnbc_profile *prof)
+{
+    int n = 0;
+    if (!prof || !tnbc_env_bool("TNBC_REPLAY_TRIAL", 0))
+        return 0;
+    for (int i = 0; i < prof->nsites; i++) {
+        struct tnbc_profile_site *s = &prof->sites[i];
+        assert(!s->trial || !s->on);
+        if (s->trial) {
+            s->on = 1;
+            s->trial = 0;     /* on now: trial_blocking counts it among the on sites */
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Whether a trial run's call number `n` of an on site runs blocking: bit
+ * b of n, where b is the site's place among the profile's on sites
+ * (0, 1, ...) modulo TRIAL_BITS. The first site alternates (early,
+ * blocking, ...), the second goes early twice, then blocking twice, the
+ * third four and four. So call n and call n + 2^b of a site (bit b clear
+ * in n) differ in that site's state alone: in a loop that calls several
+ * sites once each, `tnbc analyze --measured` compares the cycles after
+ * such pairs, and the other sites' gains do not show as this site's
+ * (with every site alternating in step, a site that gained nothing took
+ * the gain of the one beside it: analyzer/measured.c). Sites whose places
+ * are equal modulo TRIAL_BITS share a pattern and are told apart no
+ * better than before; TRIAL_BITS keeps the longest pattern (2^5 calls
+ * each way) within the calls a summary records (TNBC_REPLAY_RECORD_MAX,
+ * 64). Every rank reads the same profile, so all compute the same. */
+#define TRIAL_BITS 5
+static int trial_blocking(const struct tnbc_profile *prof, const struct tnbc_profile_site *ps,
+                          int64_t n)
+{
+    int b = 0;
+    for (const struct tnbc_profile_site *s = prof->sites; s < ps; s++)
+        b += s->on != 0;
+    return (int)(((uint64_t)n >> (b % TRIAL_BITS)) & 1);
+}
+
 static void load_profile(void)
 {
     const char *path = tnbc_env_str("TNBC_PROFILE", NULL);
@@ -203,6 +249,7 @@ static void load_profile(void)
     R.loaded = 1;
     R.prof = tnbc_profile_load(path, R.prof_err, sizeof R.prof_err);
     identity_check(R.prof, R.identity, sizeof R.identity);
+    R.trial_sites = trial_sites_on(R.prof);
     for (int i = 0; R.prof && i < R.prof->nsites && !R.wants_on; i++)
         R.wants_on = R.prof->sites[i].on && tnbc_op_from_name(R.prof->sites[i].op) >= 0 &&
                      site_module_loaded(R.prof->sites[i].site);
@@ -332,6 +379,9 @@ int tnbc_mode_init(int provided)
     comms_init(drain, sizeof(struct edge_req));
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
     R.trial = tnbc_env_bool("TNBC_REPLAY_TRIAL", 0);
+    if (R.trial && R.trial_sites && R.rank == 0)
+        tnbc_warn("trial run: %d site(s) the analyzer turned off by its timing alone run as on, "
+                  "half their calls blocking", R.trial_sites);
     long piece = piece_bytes();
     nbop_configure(piece, tnbc_env_bool("TNBC_NODE_SCHEDULE", 1),
                    tnbc_env_double("TNBC_TURN_PACE", 0.7, 0, 4));
@@ -1101,10 +1151,11 @@ static int collective(const struct tnbc_args *a, void *caller)
     const struct tnbc_site *site = tnbc_site_on(caller, a->comm);
     struct site_stats *st = stats_for(site, a->op);
     uint64_t entry = phase_start(), clock = entry;
-    /* A trial run votes no on every other call of a site, so that all
+    /* A trial run votes no on half the calls of a site, so that all
      * ranks run it blocking (the agreement keeps them together). */
-    int trial_off = R.trial && st && st->calls % 2 == 1 &&
-                    (ps = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op))) && ps->on;
+    int trial_off = R.trial && st &&
+                    (ps = tnbc_profile_find(R.prof, site->id, tnbc_op_name(a->op))) && ps->on &&
+                    trial_blocking(R.prof, ps, st->calls);
     struct nbop *op = trial_off ? NULL : candidate(a, site, cp, R.prof, &ps, &why, &fb, &ip_args, &ip_copy);
     if (trial_off)
         fb = FB_TRIAL;

@@ -116,6 +116,14 @@ struct tnbc_profile_site {
      * block_bytes == -1 and 0 <= block_min <= block_max. */
     int has_block_range;
     int64_t block_min, block_max;
+    /* The optional `trial` line: the site is off by the model's timing
+     * alone (not for safety, size or the machine), so a trial run
+     * (TNBC_REPLAY_TRIAL=1) runs it as if on, half its calls blocking,
+     * and `tnbc analyze --measured` decides it from what that run timed.
+     * Invariant: trial implies !on (a `trial` line on a site that is on,
+     * left by a hand edit of its decision, is read and dropped). */
+    int trial;
+    int trial_line;      /* the reader saw a `trial` line (only one is allowed) */
 };
 
 /* How far outside its traced sizes (`block_range`) a running call's block

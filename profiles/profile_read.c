@@ -552,6 +552,20 @@ static int parse_block_range(struct reader *r, struct tnbc_profile_site *s)
     return 0;
 }
 
+/* `trial` (optional, at most once): marks a site that is off. On a site
+ * that is on it means nothing and is dropped: a profile whose `decision
+ * off` a user edited to `on` (the usual way to force a site) stays valid. */
+static int parse_trial(struct reader *r, struct tnbc_profile_site *s)
+{
+    if (s->trial_line)
+        return fail(r, "trial: a second 'trial' line in site '%s'", s->site);
+    if (r->ntok != 1)
+        return fail(r, "trial: takes no values");
+    s->trial_line = 1;
+    s->trial = !s->on;
+    return 0;
+}
+
 /* Lines after `model` up to `end`, in any order. */
 static int parse_tail(struct reader *r, struct tnbc_profile_site *s)
 {
@@ -587,9 +601,11 @@ static int parse_tail(struct reader *r, struct tnbc_profile_site *s)
             parse_measured(r, s);
         } else if (strcmp(k, "block_range") == 0) {
             parse_block_range(r, s);
+        } else if (strcmp(k, "trial") == 0) {
+            parse_trial(r, s);
         } else {
             fail(r, "unknown keyword '%s' in site '%s' (expected rank_order, vhash, "
-                    "recv_prio, send_prio, node, measured, block_range or end)",
+                    "recv_prio, send_prio, node, measured, block_range, trial or end)",
                  k, s->site);
         }
     }

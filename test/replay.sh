@@ -255,21 +255,70 @@ check_phases() {
         { echo "TNBC_SEND_COPY=1 still sent in place:"; cat "$W/ph.copy.err"; return 1; }
 }
 
-# TNBC_REPLAY_TRIAL=1: every other call of a site that is on runs blocking
-# (a row with wait_ns -1), the others return early; results unchanged.
+# trial_want PROFILE OP N: "invocation:blocking ..." for the first N calls
+# of OP's site in a trial run, worked out independently of the library
+# from the rule in docs/analyzer.md: the k-th site (k = 0, 1, ...) that is
+# on or marked `trial`, in file order, runs call i blocking where bit
+# k mod 5 of i is set.
+trial_want() {
+    local k
+    k=$(awk -v op="$2" '/^site / { o = $3; on = 0 } /^  decision on / || /^  trial$/ { on = 1 }
+            /^end$/ { if (o == op) { print n; exit } n += on }' "$1")
+    [[ -n $k ]] || return 1
+    local i out=()
+    for ((i = 0; i < $3; i++)); do out+=("$i:$(((i >> (k % 5)) & 1))"); done
+    echo "${out[*]}"
+}
+
+# trial_rows NAME: the alltoall call rows of summary NAME on ranks 0 and 1
+# against trial_want PROFILE.
+trial_rows() {
+    local r rows want
+    want=$(trial_want "$2" alltoall 6) || { echo "no alltoall site in $2"; return 1; }
+    for r in 0 1; do
+        rows=$(q "$W/$1.summary.d/rank-00000$r.db" "SELECT group_concat(invocation || ':' ||
+                 (wait_ns < 0), ' ') FROM (SELECT * FROM call WHERE op = 'alltoall' ORDER BY invocation)")
+        echo "rank $r: $rows"
+        [[ -n $rows && $rows == "$want" ]] || { echo "want: $want"; return 1; }
+    done
+}
+
+# TNBC_REPLAY_TRIAL=1: half the calls of a site that is on run blocking
+# (a row with wait_ns -1) in the site's pattern, the others return early;
+# results unchanged.
 check_trial() {
     pipeline tr 2 force "$P/trace/access_order" alltoall 1048576 forward 6 || return 1
     TNBC_REPLAY_TRIAL=1 $TNBC run -p "$W/tr.on.profile" --summary "$W/tr2.summary.d" -- \
         timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" \
         "$P/trace/access_order" alltoall 1048576 forward 6 > "$W/tr.trial" || return 1
     cmp -s "$W/tr.plain" "$W/tr.trial" || { echo "results differ:"; diff "$W/tr.plain" "$W/tr.trial"; return 1; }
-    local r rows want="0:0 1:1 2:0 3:1 4:0 5:1"   # invocation:blocking, 6 calls
-    for r in 0 1; do
-        rows=$(q "$W/tr2.summary.d/rank-00000$r.db" "SELECT group_concat(invocation || ':' ||
-                 (wait_ns < 0), ' ') FROM (SELECT * FROM call WHERE op = 'alltoall' ORDER BY invocation)")
-        echo "rank $r: $rows"
-        [[ -n $rows && $rows == "$want" ]] || { echo "want: $want"; return 1; }
-    done
+    trial_rows tr2 "$W/tr.on.profile"
+}
+
+# A site the profile marks `trial` (off by the model's timing alone) runs
+# as on in a trial run, in its pattern, and rank 0 says how many such
+# sites there are; without TNBC_REPLAY_TRIAL it is off: no call early.
+check_trial_sites() {
+    pipeline ts 2 force "$P/trace/access_order" alltoall 1048576 forward 6 || return 1
+    sed -E '/^  trial$/d; s/^  decision on .*/  decision off no predicted overlap (made so by the replay test)/
+            /^  model /a\  trial' "$W/ts.on.profile" > "$W/ts.trial.profile"
+    local n
+    n=$(grep -c '^  trial$' "$W/ts.trial.profile")
+    TNBC_REPLAY_TRIAL=1 $TNBC run -p "$W/ts.trial.profile" --summary "$W/ts2.summary.d" -- \
+        timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" \
+        "$P/trace/access_order" alltoall 1048576 forward 6 > "$W/ts.trial" 2> "$W/ts.trial.err" ||
+        { cat "$W/ts.trial.err"; return 1; }
+    cmp -s "$W/ts.plain" "$W/ts.trial" || { echo "results differ:"; diff "$W/ts.plain" "$W/ts.trial"; return 1; }
+    grep -q "trial run: $n site(s) the analyzer turned off by its timing alone run as on" "$W/ts.trial.err" ||
+        { echo "no 'trial run: $n site(s)' line:"; cat "$W/ts.trial.err"; return 1; }
+    trial_rows ts2 "$W/ts.trial.profile" || return 1
+    $TNBC run -p "$W/ts.trial.profile" --summary "$W/ts3.summary.d" -- \
+        timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" \
+        "$P/trace/access_order" alltoall 1048576 forward 6 > "$W/ts.off" 2> "$W/ts.off.err" ||
+        { cat "$W/ts.off.err"; return 1; }
+    cmp -s "$W/ts.plain" "$W/ts.off" || { echo "results differ (not a trial run)"; return 1; }
+    ! grep -q "trial run" "$W/ts.off.err" || { echo "trial line without TNBC_REPLAY_TRIAL"; return 1; }
+    [[ $(early ts3 alltoall) == 0 ]] || { echo "$(early ts3 alltoall) early calls of an off site"; return 1; }
 }
 
 # ThreadSanitizer over the progress thread and the program's thread: the
@@ -527,7 +576,8 @@ t_run "Fortran MPI_ALLTOALL" check_fortran
 t_openmpi_only "fault waits recorded in the summary" "needs Open MPI's TCP transport (--mca btl self,tcp)" &&
     t_run "fault waits recorded in the summary" check_waits
 t_run "TNBC_REPLAY_PHASES: per-step times of the early return" check_phases
-t_run "TNBC_REPLAY_TRIAL: every other call blocking, recorded as such" check_trial
+t_run "TNBC_REPLAY_TRIAL: half the calls blocking in the site's pattern, recorded as such" check_trial
+t_run "TNBC_REPLAY_TRIAL runs the profile's trial sites; without it they are off" check_trial_sites
 t_openmpi_only "ThreadSanitizer: progress thread and program" "the sanitizer builds (build-tsan, build-asan) are Open MPI builds" &&
     T_TIMEOUT=300 t_run "ThreadSanitizer: progress thread and program" check_tsan
 t_openmpi_only "own block read first: no wait on a page it shares with another block" "the sanitizer builds (build-tsan, build-asan) are Open MPI builds" &&
@@ -711,8 +761,8 @@ t_openmpi_only "MPI_THREAD_MULTIPLE under ThreadSanitizer" "the sanitizer builds
 # reason it ran blocking. 2 ranks, 256 KiB blocks in a loop on the same
 # buffers: no call may meet the guard of the one before it (the guard
 # lifetime: a finished call's ranges are retired before the next arms).
-# Then a trial run: every other alltoall blocking, 'trial' in the summary
-# and in `tnbc report` (6 calls x 2 ranks, 6 of them early).
+# Then a trial run: half the alltoalls blocking in the site's pattern
+# (trial_want), 'trial' in the summary and in `tnbc report`.
 check_fallback_reasons() {
     pipeline fb 2 force "$P/replay/thread_level" 40 || return 1
     local r row
@@ -729,16 +779,19 @@ check_fallback_reasons() {
         { echo "reduce: want unsafe:1 at the root, other-rank:1 at rank 1"; return 1; }
     TNBC_REPLAY_TRIAL=1 $TNBC run -p "$W/fb.on.profile" --summary "$W/fbt.summary.d" -- \
         timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" "$P/replay/thread_level" 6 > "$W/fbt.out" || return 1
+    local want nb
+    want=$(trial_want "$W/fb.on.profile" alltoall 6) || { echo "no alltoall site"; return 1; }
+    nb=$(grep -o ':1' <<< "$want" | wc -l)
     for r in 0 1; do
         row=$(q "$W/fbt.summary.d/rank-00000$r.db" "SELECT calls || '/' || traced || '/' || fallback FROM site WHERE op = 'alltoall'")
-        [[ $row == "6/3/trial:3" ]] || { echo "rank $r trial: $row, want 6/3/trial:3"; return 1; }
+        [[ $row == "6/$((6 - nb))/trial:$nb" ]] || { echo "rank $r trial: $row, want 6/$((6 - nb))/trial:$nb"; return 1; }
     done
     $TNBC merge "$W/fbt.db" "$W/fbt.summary.d" > /dev/null || return 1
     local rep
     rep=$($TNBC report "$W/fb.db" "$W/fbt.db" -p "$W/fb.on.profile" -o "$W/fb.report" --no-plots) ||
         { echo "$rep"; return 1; }
     echo "$rep" | grep 'replay:'
-    echo "$rep" | grep -q '^  replay: 6 of 12 calls returned early (all ranks); blocking: trial 6$' ||
+    echo "$rep" | grep -q "^  replay: $((12 - 2 * nb)) of 12 calls returned early (all ranks); blocking: trial $((2 * nb))\$" ||
         { echo "tnbc report: no per-site replay line for the alltoall"; return 1; }
 }
 

@@ -674,6 +674,8 @@ def test_last_member_decides_tcomm():
 def test_decision_tiny_off():
     s = site_of(ordered_trace("tiny", lambda r, i: [0, 1, 2, 3], block=64), "alltoall")
     check(not s["on"] and "256 B" in s["reason"] and "64 B" in s["reason"], s["reason"])
+    # off by size, not by the model's timing: no trial run tries it
+    check(not s.get("trial"), "a tiny site marked for a trial run")
 
 
 def test_decision_small_on_with_note():
@@ -689,6 +691,8 @@ def test_decision_no_overlap():
     t.close()
     s = site_of(analyze(db("atonce")), "alltoall")
     check(not s["on"] and "at once" in s["reason"], s["reason"])
+    # off by the model's timing alone: a trial run may time it
+    check(s.get("trial"), "an off-by-timing site not marked for a trial run")
     t = mktrace.Trace(db("slowcopy"))
     t.runs(2, copy_bw=DCOMM / 2e-3)  # copying takes 2 ms > Tcomm
     for r in range(2):
@@ -1080,9 +1084,9 @@ def test_measured_slowest_rank_decides():
 
 
 def trial_db(name, early_ms, blocking_ms, n=4, invocations=6):
-    """A trial replay run (TNBC_REPLAY_TRIAL): even invocations early, odd
-    ones blocking (wait_ns -1); the cycle after an early call lasts
-    early_ms, after a blocking one blocking_ms."""
+    """A trial replay run (TNBC_REPLAY_TRIAL) of one site: even invocations
+    early, odd ones blocking (wait_ns -1); the cycle after an early call
+    lasts early_ms, after a blocking one blocking_ms."""
     t = mktrace.Trace(db(name))
     t.runs(n, mode="replay")
     for r in range(n):
@@ -1102,11 +1106,68 @@ def test_measured_trial_compares_within_the_run():
     trace = cycle_db("mt5", lambda r: 20)
     s = site_of(analyze_measured(trace, trial_db("mr5", 12, 9)), "alltoall")
     check(not s["on"] and "measured in replay: 12.0 ms from call to call against 9.0 ms "
-          "after its blocking calls in the same trial run, no gain" in s["reason"], s["reason"])
+          "after its blocking calls in the same trial run (means of 2 pairs of calls that "
+          "differ in this site alone; median saving per pair -3.0 ms), no gain" in s["reason"],
+          s["reason"])
     s = site_of(analyze_measured(trace, trial_db("mr6", 8, 11)), "alltoall")
     check(s["on"] and s["reason"].endswith("measured in replay: 8.0 ms from call to call "
                                            "against 11.0 ms after its blocking calls in the "
-                                           "same trial run"), s["reason"])
+                                           "same trial run (means of 2 pairs of calls that "
+                                           "differ in this site alone; median saving per pair "
+                                           "3.0 ms)"), s["reason"])
+
+
+SITE_B = "app+0x2000"
+
+
+def two_site_trace(name, n=2, invocations=4):
+    """Two alltoall sites called once each per iteration, A then B, every
+    block read late (regime a: the model turns both on)."""
+    t = mktrace.Trace(db(name))
+    t.runs(n)
+    for inv in range(invocations):
+        for r in range(n):
+            e = inv * 20e6
+            for site, at in ((SITE, e), (SITE_B, e + 10e6)):
+                t.ordered_call(r, site, "alltoall", n, MB, list(range(n)), at, at + 1_000_000,
+                               2_000_000, 10_000)
+    t.close()
+    return db(name)
+
+
+def two_site_trial_db(name, n=2, invocations=16):
+    """A trial run of A and B in one loop, as libreplay/replay.c runs it: A
+    (the profile's first on site) blocking on odd calls, B on calls whose
+    bit 1 is set. A's early call saves 3 ms of the iteration, B saves
+    nothing: every iteration lasts 20 ms, 17 where A went early. Each
+    site's cycle spans the other's call, so with both sites alternating in
+    step B would look as if it saved A's 3 ms."""
+    t = mktrace.Trace(db(name))
+    t.runs(n, mode="replay")
+    for r in range(n):
+        e = 0.0
+        for inv in range(invocations):
+            a_early = inv % 2 == 0
+            t.ordered_call(r, SITE, "alltoall", n, MB, list(range(n)), e, e + 1_000_000,
+                           2_000_000, 10_000)
+            b_at = e + (7e6 if a_early else 10e6)
+            t.ordered_call(r, SITE_B, "alltoall", n, MB, list(range(n)), b_at,
+                           b_at + 1_000_000, 2_000_000, 10_000)
+            e += (17 if a_early else 20) * 1e6
+    t.db.execute("UPDATE call SET wait_ns = -1 WHERE site = ? AND invocation % 2 = 1", (SITE,))
+    t.db.execute("UPDATE call SET wait_ns = -1 WHERE site = ? AND (invocation / 2) % 2 = 1",
+                 (SITE_B,))
+    t.close()
+    return db(name)
+
+
+def test_measured_trial_pairs_sites_apart():
+    trace = two_site_trace("mt9")
+    prof = analyze_measured(trace, two_site_trial_db("mr9"))
+    a, b = site_of(prof, "alltoall"), site_of(prof, "alltoall", site=SITE_B)
+    check(a["on"] and "median saving per pair 3.0 ms" in a["reason"], a["reason"])
+    check(not b["on"] and "median saving per pair 0.0 ms), no gain" in b["reason"], b["reason"])
+    check(not a.get("trial") and not b.get("trial"), "a site the trial run decided kept 'trial'")
 
 
 def early_trace(name, **run_kw):
@@ -1198,8 +1259,10 @@ def test_measured_run_decides_what_it_ran_early():
     s = site_of(analyze_measured(trace, trial), "alltoall")
     check(s["on"] and s["reason"].startswith(
         "measured in replay: 8.0 ms from call to call against 11.0 ms after its blocking calls "
-        "in the same trial run, a gain (the model said off: no predicted overlap: Tinit 1010.0 "
-        "us >= Tcomm 1000.0 us; Tinit counts the early return as timed"), s["reason"])
+        "in the same trial run (means of 2 pairs of calls that differ in this site alone; "
+        "median saving per pair 3.0 ms), a gain (the model said off: no predicted overlap: "
+        "Tinit 1010.0 us >= Tcomm 1000.0 us; Tinit counts the early return as timed"),
+        s["reason"])
     # and off where the trial measured a loss
     s = site_of(analyze_measured(trace, trial_db("mr8", 12, 11, n=2)), "alltoall")
     check(not s["on"] and "no gain (the model said: regime a" in s["reason"], s["reason"])

@@ -228,6 +228,39 @@ static void test_piece(void **state)
     }
 }
 
+/* `trial`: an off site a trial run may run early; read, kept by the
+ * writer in its place (the canonical text is a fixed point). */
+static void test_trial(void **state)
+{
+    (void)state;
+    char path[128], err[TNBC_PROFILE_ERRLEN] = "";
+    char *text = mutate("regime a\n  recv_prio *", "regime a\n  trial\n  recv_prio *");
+    struct tnbc_profile *p = tnbc_profile_parse(text, strlen(text), "trial.profile", err, sizeof err);
+    if (!p)
+        fail_msg("refused: %s", err);
+    assert_false(p->sites[0].trial);
+    assert_true(p->sites[1].trial && !p->sites[1].on);
+    tnbc_profile_free(p);
+    /* on a site that is on (its decision edited by hand): read, dropped */
+    char *on = mutate("  node A 1 0\n", "  trial\n  node A 1 0\n");
+    p = tnbc_profile_parse(on, strlen(on), "trial.profile", err, sizeof err);
+    if (!p)
+        fail_msg("refused: %s", err);
+    assert_true(p->sites[0].on && !p->sites[0].trial);
+    free(on);
+    tnbc_profile_free(p);
+    p = tnbc_profile_parse(text, strlen(text), "trial.profile", err, sizeof err);
+    assert_non_null(p);
+    snprintf(path, sizeof path, "%s/trial.profile", tmpdir);
+    assert_int_equal(tnbc_profile_write(p, path, err, sizeof err), 0);
+    size_t len;
+    char *back = slurp(path, &len);
+    assert_string_equal(back, text);
+    free(back);
+    free(text);
+    tnbc_profile_free(p);
+}
+
 static void test_round_trip(void **state)
 {
     (void)state;
@@ -386,6 +419,8 @@ static const struct bad bads[] = {
     {"  block_range 40000 90000", "  block_range 40000", "72: block_range: expected 'block_range MIN MAX'"},
     {"  block_range 40000 90000", "  block_range 1 2\n  block_range 1 2", "73: block_range: a second 'block_range' line in site 'app+0x77'"},
     {"  node A 1 0\n", "  block_range 1 2\n", "25: block_range: only for sites with varying blocks (block_bytes -1)"},
+    {"regime a\n  recv_prio *", "regime a\n  trial 1\n  recv_prio *", "38: trial: takes no values"},
+    {"regime a\n  recv_prio *", "regime a\n  trial\n  trial\n  recv_prio *", "39: trial: a second 'trial' line in site 'lib%.so+0x10'"},
 };
 
 static void test_bad_profiles(void **state)
@@ -487,6 +522,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_profiles),  cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_nul_and_files), cmocka_unit_test(test_vhash),
         cmocka_unit_test(test_piece),         cmocka_unit_test(test_measured),
+        cmocka_unit_test(test_trial),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
