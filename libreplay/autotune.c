@@ -574,6 +574,7 @@ static int force_decision(struct tnbc_profile_site *ps)
     free(ps->reason);
     ps->reason = r;
     ps->on = on;
+    ps->trial = 0;     /* decided by the user, not by the model's timing */
     return 0;
 }
 
@@ -950,6 +951,7 @@ static void set_verdict(struct auto_site *s, int on, const char *why)
     if (s->prof) {
         struct tnbc_profile_site *ps = &s->prof->sites[0];
         ps->on = on;
+        ps->trial = 0;   /* decided by this run's measurement */
         free(ps->reason);
         ps->reason = strdup(why);
     }

@@ -120,8 +120,9 @@ struct tnbc_profile_site {
      * alone (not for safety, size or the machine), so a trial run
      * (TNBC_REPLAY_TRIAL=1) runs it as if on, half its calls blocking,
      * and `tnbc analyze --measured` decides it from what that run timed.
-     * Invariant: trial implies !on (a `trial` line on a site that is on,
-     * left by a hand edit of its decision, is read and dropped). */
+     * It means something only while the site is off: the reader drops a
+     * `trial` line on a site that is on (left by a hand edit of its
+     * decision), and the writer writes none there. */
     int trial;
     int trial_line;      /* the reader saw a `trial` line (only one is allowed) */
 };
