@@ -211,27 +211,34 @@ static int trial_sites_on(struct tnbc_profile *prof)
 }
 
 /* Whether a trial run's call number `n` of an on site runs blocking: bit
- * b of n, where b is the site's place among the profile's on sites
- * (0, 1, ...) modulo TRIAL_BITS. The first site alternates (early,
- * blocking, ...), the second goes early twice, then blocking twice, the
- * third four and four. So call n and call n + 2^b of a site (bit b clear
- * in n) differ in that site's state alone: in a loop that calls several
- * sites once each, `tnbc analyze --measured` compares the cycles after
- * such pairs, and the other sites' gains do not show as this site's
- * (with every site alternating in step, a site that gained nothing took
- * the gain of the one beside it: analyzer/measured.c). Sites whose places
- * are equal modulo TRIAL_BITS share a pattern and are told apart no
- * better than before; TRIAL_BITS keeps the longest pattern (2^5 calls
- * each way) within the calls a summary records (TNBC_REPLAY_RECORD_MAX,
+ * b of n, where b = TRIAL_FIRST_BIT + the site's place among the
+ * profile's on sites (0, 1, ...) modulo TRIAL_BITS. The first site runs
+ * 4 calls early, then 4 blocking, the second 8 and 8, the third 16 and
+ * 16, the fourth 32 and 32, the fifth as the first. So call n and call n
+ * + 2^b of a site (bit b clear in n) differ in that site's state alone:
+ * in a loop that calls several sites once each, `tnbc analyze --measured`
+ * compares the cycles after such pairs, and the other sites' gains do not
+ * show as this site's (with every site alternating in step, a site that
+ * gained nothing took the gain of the one beside it: analyzer/measured.c).
+ * And a pair's two calls stand at the same place in the program where it
+ * calls the site 1, 2 or 4 times per iteration: the cycle after a call
+ * spans the code up to the next, which differs from one call of an
+ * iteration to the next (fft3d's forward and backward transposes), and
+ * alternating calls took that difference for the early return's (a
+ * 340 ms "gain" in a run 3% slower). Sites whose places are equal modulo
+ * TRIAL_BITS share a pattern and are told apart no better than with
+ * every site alternating in step; the longest pattern (32 calls each
+ * way) stays within the calls a summary records (TNBC_REPLAY_RECORD_MAX,
  * 64). Every rank reads the same profile, so all compute the same. */
-#define TRIAL_BITS 5
+#define TRIAL_FIRST_BIT 2
+#define TRIAL_BITS 4
 static int trial_blocking(const struct tnbc_profile *prof, const struct tnbc_profile_site *ps,
                           int64_t n)
 {
-    int b = 0;
+    int k = 0;
     for (const struct tnbc_profile_site *s = prof->sites; s < ps; s++)
-        b += s->on != 0;
-    return (int)(((uint64_t)n >> (b % TRIAL_BITS)) & 1);
+        k += s->on != 0;
+    return (int)(((uint64_t)n >> (TRIAL_FIRST_BIT + k % TRIAL_BITS)) & 1);
 }
 
 static void load_profile(void)

@@ -259,14 +259,14 @@ check_phases() {
 # of OP's site in a trial run, worked out independently of the library
 # from the rule in docs/analyzer.md: the k-th site (k = 0, 1, ...) that is
 # on or marked `trial`, in file order, runs call i blocking where bit
-# k mod 5 of i is set.
+# 2 + k mod 4 of i is set.
 trial_want() {
     local k
     k=$(awk -v op="$2" '/^site / { o = $3; on = 0 } /^  decision on / || /^  trial$/ { on = 1 }
             /^end$/ { if (o == op) { print n; exit } n += on }' "$1")
     [[ -n $k ]] || return 1
     local i out=()
-    for ((i = 0; i < $3; i++)); do out+=("$i:$(((i >> (k % 5)) & 1))"); done
+    for ((i = 0; i < $3; i++)); do out+=("$i:$(((i >> (2 + k % 4)) & 1))"); done
     echo "${out[*]}"
 }
 
@@ -274,7 +274,8 @@ trial_want() {
 # against trial_want PROFILE.
 trial_rows() {
     local r rows want
-    want=$(trial_want "$2" alltoall 6) || { echo "no alltoall site in $2"; return 1; }
+    want=$(trial_want "$2" alltoall 20) || { echo "no alltoall site in $2"; return 1; }
+    [[ $want == *:1* ]] || { echo "no blocking call in the pattern: $want"; return 1; }
     for r in 0 1; do
         rows=$(q "$W/$1.summary.d/rank-00000$r.db" "SELECT group_concat(invocation || ':' ||
                  (wait_ns < 0), ' ') FROM (SELECT * FROM call WHERE op = 'alltoall' ORDER BY invocation)")
@@ -287,10 +288,10 @@ trial_rows() {
 # (a row with wait_ns -1) in the site's pattern, the others return early;
 # results unchanged.
 check_trial() {
-    pipeline tr 2 force "$P/trace/access_order" alltoall 1048576 forward 6 || return 1
+    pipeline tr 2 force "$P/trace/access_order" alltoall 1048576 forward 20 || return 1
     TNBC_REPLAY_TRIAL=1 $TNBC run -p "$W/tr.on.profile" --summary "$W/tr2.summary.d" -- \
         timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" \
-        "$P/trace/access_order" alltoall 1048576 forward 6 > "$W/tr.trial" || return 1
+        "$P/trace/access_order" alltoall 1048576 forward 20 > "$W/tr.trial" || return 1
     cmp -s "$W/tr.plain" "$W/tr.trial" || { echo "results differ:"; diff "$W/tr.plain" "$W/tr.trial"; return 1; }
     trial_rows tr2 "$W/tr.on.profile"
 }
@@ -299,14 +300,14 @@ check_trial() {
 # as on in a trial run, in its pattern, and rank 0 says how many such
 # sites there are; without TNBC_REPLAY_TRIAL it is off: no call early.
 check_trial_sites() {
-    pipeline ts 2 force "$P/trace/access_order" alltoall 1048576 forward 6 || return 1
+    pipeline ts 2 force "$P/trace/access_order" alltoall 1048576 forward 20 || return 1
     sed -E '/^  trial$/d; s/^  decision on .*/  decision off no predicted overlap (made so by the replay test)/
             /^  model /a\  trial' "$W/ts.on.profile" > "$W/ts.trial.profile"
     local n
     n=$(grep -c '^  trial$' "$W/ts.trial.profile")
     TNBC_REPLAY_TRIAL=1 $TNBC run -p "$W/ts.trial.profile" --summary "$W/ts2.summary.d" -- \
         timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" \
-        "$P/trace/access_order" alltoall 1048576 forward 6 > "$W/ts.trial" 2> "$W/ts.trial.err" ||
+        "$P/trace/access_order" alltoall 1048576 forward 20 > "$W/ts.trial" 2> "$W/ts.trial.err" ||
         { cat "$W/ts.trial.err"; return 1; }
     cmp -s "$W/ts.plain" "$W/ts.trial" || { echo "results differ:"; diff "$W/ts.plain" "$W/ts.trial"; return 1; }
     grep -q "trial run: $n site(s) the analyzer turned off by its timing alone run as on" "$W/ts.trial.err" ||
@@ -314,7 +315,7 @@ check_trial_sites() {
     trial_rows ts2 "$W/ts.trial.profile" || return 1
     $TNBC run -p "$W/ts.trial.profile" --summary "$W/ts3.summary.d" -- \
         timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" \
-        "$P/trace/access_order" alltoall 1048576 forward 6 > "$W/ts.off" 2> "$W/ts.off.err" ||
+        "$P/trace/access_order" alltoall 1048576 forward 20 > "$W/ts.off" 2> "$W/ts.off.err" ||
         { cat "$W/ts.off.err"; return 1; }
     cmp -s "$W/ts.plain" "$W/ts.off" || { echo "results differ (not a trial run)"; return 1; }
     ! grep -q "trial run" "$W/ts.off.err" || { echo "trial line without TNBC_REPLAY_TRIAL"; return 1; }
@@ -778,20 +779,21 @@ check_fallback_reasons() {
        $(q "$W/fb.summary.d/rank-000001.db" "SELECT fallback FROM site WHERE op = 'reduce'") == "other-rank:1" ]] ||
         { echo "reduce: want unsafe:1 at the root, other-rank:1 at rank 1"; return 1; }
     TNBC_REPLAY_TRIAL=1 $TNBC run -p "$W/fb.on.profile" --summary "$W/fbt.summary.d" -- \
-        timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" "$P/replay/thread_level" 6 > "$W/fbt.out" || return 1
+        timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" "$P/replay/thread_level" 20 > "$W/fbt.out" || return 1
     local want nb
-    want=$(trial_want "$W/fb.on.profile" alltoall 6) || { echo "no alltoall site"; return 1; }
+    want=$(trial_want "$W/fb.on.profile" alltoall 20) || { echo "no alltoall site"; return 1; }
     nb=$(grep -o ':1' <<< "$want" | wc -l)
+    (( nb > 0 )) || { echo "no blocking call in the pattern: $want"; return 1; }
     for r in 0 1; do
         row=$(q "$W/fbt.summary.d/rank-00000$r.db" "SELECT calls || '/' || traced || '/' || fallback FROM site WHERE op = 'alltoall'")
-        [[ $row == "6/$((6 - nb))/trial:$nb" ]] || { echo "rank $r trial: $row, want 6/$((6 - nb))/trial:$nb"; return 1; }
+        [[ $row == "20/$((20 - nb))/trial:$nb" ]] || { echo "rank $r trial: $row, want 20/$((20 - nb))/trial:$nb"; return 1; }
     done
     $TNBC merge "$W/fbt.db" "$W/fbt.summary.d" > /dev/null || return 1
     local rep
     rep=$($TNBC report "$W/fb.db" "$W/fbt.db" -p "$W/fb.on.profile" -o "$W/fb.report" --no-plots) ||
         { echo "$rep"; return 1; }
     echo "$rep" | grep 'replay:'
-    echo "$rep" | grep -q "^  replay: $((12 - 2 * nb)) of 12 calls returned early (all ranks); blocking: trial $((2 * nb))\$" ||
+    echo "$rep" | grep -q "^  replay: $((40 - 2 * nb)) of 40 calls returned early (all ranks); blocking: trial $((2 * nb))\$" ||
         { echo "tnbc report: no per-site replay line for the alltoall"; return 1; }
 }
 

@@ -1135,30 +1135,69 @@ def two_site_trace(name, n=2, invocations=4):
     return db(name)
 
 
-def two_site_trial_db(name, n=2, invocations=16):
+def two_site_trial_db(name, n=2, invocations=24):
     """A trial run of A and B in one loop, as libreplay/replay.c runs it: A
-    (the profile's first on site) blocking on odd calls, B on calls whose
-    bit 1 is set. A's early call saves 3 ms of the iteration, B saves
-    nothing: every iteration lasts 20 ms, 17 where A went early. Each
-    site's cycle spans the other's call, so with both sites alternating in
-    step B would look as if it saved A's 3 ms."""
+    (the profile's first on site) blocking on calls whose bit 2 is set, B
+    on calls whose bit 3 is set. A's early call saves 3 ms of the
+    iteration, B saves nothing: every iteration lasts 20 ms, 17 where A
+    went early. Each site's cycle spans the other's call, so with both
+    sites alternating in step B would look as if it saved A's 3 ms."""
     t = mktrace.Trace(db(name))
     t.runs(n, mode="replay")
     for r in range(n):
         e = 0.0
         for inv in range(invocations):
-            a_early = inv % 2 == 0
+            a_early = (inv >> 2) & 1 == 0
             t.ordered_call(r, SITE, "alltoall", n, MB, list(range(n)), e, e + 1_000_000,
                            2_000_000, 10_000)
             b_at = e + (7e6 if a_early else 10e6)
             t.ordered_call(r, SITE_B, "alltoall", n, MB, list(range(n)), b_at,
                            b_at + 1_000_000, 2_000_000, 10_000)
             e += (17 if a_early else 20) * 1e6
-    t.db.execute("UPDATE call SET wait_ns = -1 WHERE site = ? AND invocation % 2 = 1", (SITE,))
-    t.db.execute("UPDATE call SET wait_ns = -1 WHERE site = ? AND (invocation / 2) % 2 = 1",
+    t.db.execute("UPDATE call SET wait_ns = -1 WHERE site = ? AND (invocation / 4) % 2 = 1",
+                 (SITE,))
+    t.db.execute("UPDATE call SET wait_ns = -1 WHERE site = ? AND (invocation / 8) % 2 = 1",
                  (SITE_B,))
     t.close()
     return db(name)
+
+
+def phased_trial_db(name, n=2, invocations=16, early_saves_ms=0):
+    """A trial run of one site called twice per iteration (fft3d's forward
+    and backward transposes), blocking on calls whose bit 2 is set: the
+    cycle after the first call of an iteration lasts 30 ms, after the
+    second 10 ms, the early return saving early_saves_ms of either."""
+    t = mktrace.Trace(db(name))
+    t.runs(n, mode="replay")
+    for r in range(n):
+        e = 0.0
+        for inv in range(invocations):
+            t.ordered_call(r, SITE, "alltoall", n, MB, list(range(n)), e, e + 1_000_000,
+                           2_000_000, 10_000)
+            early = (inv >> 2) & 1 == 0
+            e += ((30 if inv % 2 == 0 else 10) - (early_saves_ms if early else 0)) * 1e6
+    t.db.execute("UPDATE call SET wait_ns = -1 WHERE (invocation / 4) % 2 = 1")
+    t.close()
+    return db(name)
+
+
+def test_measured_trial_pairs_alike_calls():
+    # A pair's calls stand at the same place in the iteration: the 20 ms
+    # between the first and the second call of an iteration is no gain.
+    trace = cycle_db("mt10", lambda r: 40)
+    s = site_of(analyze_measured(trace, phased_trial_db("mr10")), "alltoall")
+    check(not s["on"] and "median saving per pair 0.0 ms), no gain" in s["reason"], s["reason"])
+    s = site_of(analyze_measured(trace, phased_trial_db("mr11", early_saves_ms=2)), "alltoall")
+    check(s["on"] and "median saving per pair 2.0 ms)" in s["reason"], s["reason"])
+
+
+def test_measured_trial_gain_needs_the_trace_beaten():
+    # The pairs say early calls save 3 ms, but they are no faster than the
+    # traced (all blocking) calls: the trial's blocking calls were slow.
+    trace = cycle_db("mt12", lambda r: 5)
+    s = site_of(analyze_measured(trace, trial_db("mr12", 8, 11)), "alltoall")
+    check(not s["on"] and "median saving per pair 3.0 ms), but no faster than the traced calls "
+          "(5.0 ms), no gain" in s["reason"], s["reason"])
 
 
 def test_measured_trial_pairs_sites_apart():
