@@ -79,50 +79,42 @@ static double mean(const double *v, int n)
  * cancel in it, where they would not in the members' medians) and the
  * median of the pairs' savings (blocking minus early), which decides.
  * Returns the number of pairs, 0 where no bit explains the rows, -1 when
- * out of memory. */
+ * out of memory. c is in invocation order, one cycle per invocation
+ * (an_site_cycles). */
 static int trial_pairs(const struct an_cycle *c, int n, double *early, double *blocking,
                        double *saving)
 {
     int b = 0, found = 0;
-    int64_t last = -1;
-    for (int i = 0; i < n; i++)
-        last = c[i].invocation > last ? c[i].invocation : last;
     for (; b < 16 && !found; b++) {
-        found = 1;
+        found = n > 0;
         for (int i = 0; i < n && found; i++)
             found = c[i].invocation >= 0 && c[i].blocking == (int)((c[i].invocation >> b) & 1);
     }
-    if (!found || last < 0)
+    if (!found)
         return 0;
-    b--;
-    int64_t step = INT64_C(1) << b;
-    int *at = malloc((size_t)(last + 1) * sizeof *at);
+    int64_t step = INT64_C(1) << (b - 1);
     double *v = malloc(3 * (size_t)n * sizeof *v);
-    if (!at || !v) {
-        free(at);
-        free(v);
+    if (!v)
         return -1;
-    }
-    for (int64_t i = 0; i <= last; i++)
-        at[i] = -1;
-    for (int i = 0; i < n; i++)
-        at[c[i].invocation] = i;
     double *e = v, *bl = v + n, *d = v + 2 * n;
     int k = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0, j = 0; i < n; i++) {
         int64_t partner = c[i].invocation + step;
-        if (c[i].blocking || partner > last || at[partner] < 0)
+        if (c[i].blocking)
             continue;
-        assert(c[at[partner]].blocking);
+        while (j < n && c[j].invocation < partner)   /* both ascend: one pass */
+            j++;
+        if (j == n || c[j].invocation != partner)
+            continue;
+        assert(c[j].blocking);
         e[k] = c[i].ns;
-        bl[k] = c[at[partner]].ns;
+        bl[k] = c[j].ns;
         d[k] = bl[k] - e[k];
         k++;
     }
     *saving = an_median(d, k);
     *early = mean(e, k);
     *blocking = mean(bl, k);
-    free(at);
     free(v);
     return k;
 }

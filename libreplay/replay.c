@@ -186,13 +186,10 @@ static void refuse_foreign_free(void)
         R.wants_on = 0;
 }
 
-/* Reads TNBC_PROFILE once, before MPI_Init_thread: whether any of its
- * sites that are on can be reached from this process decides the thread
- * level. Errors are reported by tnbc_mode_init, once the rank is known. */
 /* A trial run (TNBC_REPLAY_TRIAL=1) runs the sites the analyzer marked
- * `trial` (off by the model's timing alone) as if on, so that every other
- * call of theirs is timed early and `tnbc analyze --measured` decides
- * them from the run rather than the model. Returns how many. */
+ * `trial` (off by the model's timing alone) as if on, so that half their
+ * calls are timed early and `tnbc analyze --measured` decides them from
+ * the run rather than the model. Returns how many. */
 static int trial_sites_on(struct tnbc_profile *prof)
 {
     int n = 0;
@@ -241,6 +238,9 @@ static int trial_blocking(const struct tnbc_profile *prof, const struct tnbc_pro
     return (int)(((uint64_t)n >> (TRIAL_FIRST_BIT + k % TRIAL_BITS)) & 1);
 }
 
+/* Reads TNBC_PROFILE once, before MPI_Init_thread: whether any of its
+ * sites that are on can be reached from this process decides the thread
+ * level. Errors are reported by tnbc_mode_init, once the rank is known. */
 static void load_profile(void)
 {
     const char *path = tnbc_env_str("TNBC_PROFILE", NULL);
