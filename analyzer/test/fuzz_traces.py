@@ -41,7 +41,9 @@ SANITIZED = ("runtime error", "Sanitizer", "Traceback")
 def base_traces(work):
     """Small traces of each kind the analyzer reads: a per-source
     alltoall on two hosts (touched, partly untouched, an edge), a chunked
-    bcast, a replay summary with early returns for --measured."""
+    bcast, a replay summary of a trial run (blocking calls in the first
+    site's pattern, 4 early then 4 blocking) with early returns for
+    --measured."""
     a = mktrace.Trace(os.path.join(work, "a2a.db"))
     a.runs(4, hosts=["n0", "n0", "n1", "n1"], fault_ns=3000.0, mprotect_ns=2000.0)
     for inv in range(3):
@@ -62,9 +64,13 @@ def base_traces(work):
     s = mktrace.Trace(os.path.join(work, "summary.db"))
     s.runs(4, mode="replay")
     for r in range(4):
-        s.ordered_call(r, "app+0x10", "alltoall", 4, 1 << 20, [r], 0, 300_000, 100_000, 1000)
+        for inv in range(12):
+            e = inv * 5_000_000 + (500_000 if (inv >> 2) & 1 else 0)
+            s.ordered_call(r, "app+0x10", "alltoall", 4, 1 << 20, [r], e, e + 300_000, 100_000,
+                           1000)
         s.early_cost(r, "app+0x10", "alltoall", 3, [9e4, 3e5, 2e4, 1e5, 1e5, 1e5, 1e4, 1e3],
                      land_ns=900_000, land_bytes=3 << 20)
+    s.db.execute("UPDATE call SET wait_ns = -1 WHERE (invocation / 4) % 2 = 1")
     for t in (a, b, s):
         t.close()
     return a.path, b.path, s.path
