@@ -1385,6 +1385,16 @@ def test_report_with_profile_and_errors():
     r = subprocess.run([REPORT, db("rep2"), "-p", prof, "-o", out, "--no-plots"],
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 0 and "order (consensus): 0 1 2 3" in r.stdout, r.stdout + r.stderr)
+    check("trial:" not in r.stdout, "a site that is on shown as one a trial run tries")
+    # A site off by the model's timing alone says a trial run tries it.
+    regime_trace("rep2t", 0, 0)   # reads at once: no predicted overlap
+    prof = db("rep2t").replace(".db", ".profile")
+    check(site_of(report.read_profile(prof), "alltoall").get("trial"), "no 'trial' line")
+    r = subprocess.run([REPORT, db("rep2t"), "-p", prof, "-o", out, "--no-plots"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and "  trial: off by the model's timing alone; a trial run "
+          "(TNBC_REPLAY_TRIAL=1) runs it early on half its calls" in r.stdout,
+          r.stdout + r.stderr)
     t = mktrace.Trace(db("rep2v"), schema_version="5")
     t.runs(1)
     t.close()
