@@ -152,9 +152,12 @@ static int trial_verdict(struct tnbc_profile_site *ps, struct an_trace *trace,
                          "alone; median saving per pair %.1f ms)", pairs, saving / 1e6);
     if (*gain && isfinite(traced) && *measured >= traced * (1 - margin)) {
         *gain = 0;
+        char faster[32] = "no faster";
+        if (margin > 0)
+            snprintf(faster, sizeof faster, "not %.0f%% faster", 100 * margin);
         if (n_how >= 0 && (size_t)n_how < howlen)
             snprintf(how + n_how, howlen - (size_t)n_how, ", but %s than the traced calls "
-                     "(%.1f ms)", margin > 0 ? "not 2% faster" : "no faster", traced / 1e6);
+                     "(%.1f ms)", faster, traced / 1e6);
     }
     return 1;
 }
@@ -180,8 +183,8 @@ static int check_site(struct tnbc_profile_site *ps, struct an_trace *trace,
     double margin = ps->on ? 0 : AN_MIN_GAIN;
     int gain = measured < base * (1 - margin);
     if (!gain && measured < base)
-        snprintf(how, sizeof how, ", not the 2%% faster that turns on a site the model "
-                 "turned off");
+        snprintf(how, sizeof how, ", not the %.0f%% faster that turns on a site the model "
+                 "turned off", 100 * AN_MIN_GAIN);
     if (strcmp(what, "traced") != 0) {
         int rc = trial_verdict(ps, trace, replay, margin, &measured, &base, &gain, how,
                                sizeof how, err, errlen);

@@ -193,7 +193,7 @@ static void refuse_foreign_free(void)
 static int trial_sites_on(struct tnbc_profile *prof)
 {
     int n = 0;
-    if (!prof || !tnbc_env_bool("TNBC_REPLAY_TRIAL", 0))
+    if (!prof || !R.trial)
         return 0;
     for (int i = 0; i < prof->nsites; i++) {
         struct tnbc_profile_site *s = &prof->sites[i];
@@ -256,6 +256,9 @@ static void load_profile(void)
     R.loaded = 1;
     R.prof = tnbc_profile_load(path, R.prof_err, sizeof R.prof_err);
     identity_check(R.prof, R.identity, sizeof R.identity);
+    /* Read here, once (a bad value is said once): the trial sites decide
+     * whether any site is on, hence the thread level, before MPI starts. */
+    R.trial = tnbc_env_bool("TNBC_REPLAY_TRIAL", 0);
     R.trial_sites = trial_sites_on(R.prof);
     for (int i = 0; R.prof && i < R.prof->nsites && !R.wants_on; i++)
         R.wants_on = R.prof->sites[i].on && tnbc_op_from_name(R.prof->sites[i].op) >= 0 &&
@@ -385,7 +388,6 @@ int tnbc_mode_init(int provided)
     }
     comms_init(drain, sizeof(struct edge_req));
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
-    R.trial = tnbc_env_bool("TNBC_REPLAY_TRIAL", 0);
     if (R.trial && R.trial_sites && R.rank == 0)
         tnbc_warn("trial run: %d site(s) the analyzer turned off by its timing alone run as on, "
                   "half their calls blocking", R.trial_sites);
