@@ -486,6 +486,22 @@ int nbop_arm(struct nbop *op, tnbc_guard_hook hook)
     return op->guard.layout->nsub && tnbc_guard_arm(&op->guard) > 0;
 }
 
+int nbop_guards_something(const struct nbop *op)
+{
+    const struct tnbc_layout *l = nbop_guard_layout(op);
+    uintptr_t lo, hi;
+    if (!l->nsub || !l->span)
+        return 1;          /* nothing to receive (a non-root): nothing to wait for */
+    if (!tnbc_layout_whole_pages(l, &lo, &hi))
+        return 0;
+    for (int s = 0; s < l->nsub; s++) {
+        uintptr_t a = (uintptr_t)l->base + l->sub[s].offset, b = a + l->sub[s].bytes;
+        if (a < b && a >= lo && b <= hi && s != op->self_piece && !nbop_sub_is_done(op, s))
+            return 1;
+    }
+    return 0;
+}
+
 int *nbop_unguarded_subs(const struct nbop *op, int armed, int *n)
 {
     int nsub = nbop_guard_layout(op)->nsub;

@@ -235,6 +235,15 @@ int nbop_sub_is_done(const struct nbop *op, int sub);
  * start, and the pages only they cover are not protected. 1 when armed, 0
  * when nothing could be guarded. */
 int nbop_arm(struct nbop *op, tnbc_guard_hook hook);
+/* Would the guard keep anything from the program once the call returns?
+ * 1 when some sub-message still to arrive lies wholly in the receive
+ * buffer's whole pages (the own block, copied in by the call, does not
+ * count), or when there is nothing to receive. 0 when every byte to come
+ * lies in edge pages the guard leaves open, so the call would wait for
+ * all its data: a buffer under two pages, or a derived receive type whose
+ * blocks interleave across the whole buffer (a transpose through a
+ * resized vector) in a buffer that does not start on a page. */
+int nbop_guards_something(const struct nbop *op);
 /* The receive sub-messages the program could read without a fault: those
  * with bytes in unguarded edge pages (all of them when nothing was armed):
  * chunks, per-source edge parts (nbop_wait_edges waits for them too) and

@@ -105,7 +105,7 @@ static const char *const fallback_names[FB_COUNT] = {
     [FB_UNSUPPORTED] = "unsupported", [FB_NO_MEMORY] = "no-memory",
     [FB_CANNOT_LAND] = "cannot-land", [FB_NO_THREAD] = "no-progress-thread",
     [FB_OTHER_RANK] = "other-rank", [FB_TRIAL] = "trial", [FB_GUARD] = "guard-conflict",
-    [FB_AGREE_FAILED] = "agreement-failed", [FB_SMALL] = "no-whole-page",
+    [FB_AGREE_FAILED] = "agreement-failed", [FB_SMALL] = "nothing-to-guard",
     [FB_UNSAFE] = "unsafe", [FB_SCHEDULE] = "schedule-differs", [FB_LEARN] = "learning",
     [FB_RANKS_DIFFER] = "ranks-differ", [FB_CHECK] = "checking", [FB_STOPPED] = "stopped",
 };
@@ -555,17 +555,6 @@ static int blocking(const struct tnbc_args *a, struct site_stats *st, enum fallb
     return rc;
 }
 
-/* A receive side with nothing to guard would make the call wait for all
- * its data (a rank with no receive buffer, e.g. a non-root of gather, has
- * nothing to wait for and may go early). */
-static int has_whole_page(const struct tnbc_layout *l)
-{
-    uintptr_t lo, hi;
-    if (!l->nsub || !l->span)
-        return 1;
-    return tnbc_layout_whole_pages(l, &lo, &hi);
-}
-
 /* This rank's candidate for an early return, or NULL with a reason (*why
  * for the one-time message, *fb for the count). */
 static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site *site,
@@ -631,9 +620,10 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
     struct nbop *op = nbop_create(a, *ps, cp->data, cp->node_of, 1 + cp->seq % 8000, why);
     if (!op)
         *fb = *why == nbop_oom ? FB_NO_MEMORY : FB_UNSUPPORTED;
-    else if (!has_whole_page(nbop_guard_layout(op))) {
+    else if (!nbop_guards_something(op)) {
         nbop_free(op);
-        *why = "the receive buffer holds no whole page";
+        *why = "no block still to arrive lies wholly in the receive buffer's whole pages (too small, "
+               "or blocks interleaved by a derived type): it would wait for all its data";
         *fb = FB_SMALL;
         return NULL;
     }

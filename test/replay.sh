@@ -72,7 +72,7 @@ all_early() {
 small() {
     local n=0 f
     for f in "$W/$1.summary.d"/rank-*.db; do
-        n=$((n + $(q "$f" "SELECT count(*) FROM site WHERE op = '$2' AND fallback LIKE '%no-whole-page%'")))
+        n=$((n + $(q "$f" "SELECT count(*) FROM site WHERE op = '$2' AND fallback LIKE '%nothing-to-guard%'")))
     done
     echo $n
 }

@@ -158,7 +158,7 @@ declare -A expect=(
     [p2p_pending]=early [put_pending]=early [pack_pending]=early
     [window_recv]="blocking:RMA window;early;analyzed:: off: the receive buffer is memory tnbc cannot guard"
     [window_recv_f]="blocking:RMA window"
-    [interleaved_types]=early
+    [interleaved_types]="early;blocking:blocks interleaved by a derived type"
     [far_struct]="blocking:a page or more between the call's bytes;analyzed:: off: the receive buffer is memory tnbc cannot guard"
     [fiber_stack]=early
     [fd_reuse]=early

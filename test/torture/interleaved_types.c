@@ -5,7 +5,11 @@
  * addresses (two arrays, each rank's block half in each, the program's
  * own data between them), and an
  * alltoall received as columns of a matrix (a vector type resized to one
- * element: every page holds every source's bytes). The program reads the
+ * element: every page holds every source's bytes), once into a page-aligned
+ * matrix (every column lies in the buffer's whole pages: guarded, early)
+ * and once into a malloc'd one (the first and last columns reach the
+ * partial end pages, and so do all the others: nothing could be guarded,
+ * so tnbc runs it blocking and says why). The program reads the
  * received data at once and checks every element against a pattern it
  * computes itself. Replay once opened all of a landed source's pages but
  * its first and last, and the code read other sources' bytes there
@@ -42,6 +46,7 @@ int main(int argc, char **argv)
     MPI_Type_create_resized(col, 0, sizeof(double), &cols);
     MPI_Type_commit(&cols);
     double *s = malloc((size_t)ROWS * np * sizeof *s), *m = malloc((size_t)ROWS * np * sizeof *m);
+    double *ma = aligned_alloc(4096, (size_t)ROWS * np * sizeof *ma);
     long bad = 0;
     uint64_t h = 0;
     for (int it = 0; it < 20; it++) {
@@ -58,11 +63,13 @@ int main(int argc, char **argv)
         for (int d = 0; d < np; d++)         /* block d: ROWS values for rank d */
             for (int i = 0; i < ROWS; i++)
                 s[(size_t)d * ROWS + i] = expect(tt_rank, d * ROWS + i, it);
+        MPI_Alltoall(s, ROWS, MPI_DOUBLE, ma, 1, cols, MPI_COMM_WORLD);
         MPI_Alltoall(s, ROWS, MPI_DOUBLE, m, 1, cols, MPI_COMM_WORLD);
         for (int i = 0; i < ROWS; i++)       /* row by row: every source in turn */
             for (int r = 0; r < np; r++)
-                bad += m[(size_t)i * np + r] != expect(r, tt_rank * ROWS + i, it);
-        h ^= tt_hash(m, (size_t)ROWS * np * sizeof *m);
+                bad += m[(size_t)i * np + r] != expect(r, tt_rank * ROWS + i, it) ||
+                       ma[(size_t)i * np + r] != expect(r, tt_rank * ROWS + i, it);
+        h ^= tt_hash(m, (size_t)ROWS * np * sizeof *m) ^ tt_hash(ma, (size_t)ROWS * np * sizeof *ma) * 3;
     }
     tt_out("rank %d bad %ld hash %016llx\n", tt_rank, bad, (unsigned long long)h);
     MPI_Type_free(&abs_t);
@@ -73,6 +80,7 @@ int main(int argc, char **argv)
     free(mine);
     free(s);
     free(m);
+    free(ma);
     tt_finish();
     return 0;
 }
