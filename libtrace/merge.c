@@ -11,11 +11,13 @@
 #include "tracedb.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 extern const char tnbc_schema_sql[];
 
@@ -137,14 +139,23 @@ static int merge_dir(sqlite3 *db, const char *dir, int *nfiles)
         if (strncmp(e->d_name, "rank-", 5) != 0 || len < 4 || strcmp(e->d_name + len - 3, ".db"))
             continue;
         if (n == cap) {
+            char **more = realloc(names, (size_t)(cap ? 2 * cap : 64) * sizeof *names);
+            if (!more)
+                break;
+            names = more;
             cap = cap ? 2 * cap : 64;
-            names = realloc(names, (size_t)cap * sizeof *names);
         }
-        names[n] = malloc(strlen(dir) + len + 2);
+        if (!(names[n] = malloc(strlen(dir) + len + 2)))
+            break;
         sprintf(names[n++], "%s/%s", dir, e->d_name);
     }
+    if (e) {
+        fprintf(stderr, "tnbc-merge: %s: out of memory\n", dir);
+        bad = 1;
+    }
     closedir(d);
-    qsort(names, (size_t)n, sizeof *names, by_name);
+    if (n)
+        qsort(names, (size_t)n, sizeof *names, by_name);
     for (int i = 0; i < n; i++) {
         bad |= merge_one(db, names[i]) != 0;
         free(names[i]);
@@ -152,6 +163,36 @@ static int merge_dir(sqlite3 *db, const char *dir, int *nfiles)
     free(names);
     *nfiles += n;
     return bad;
+}
+
+/* The arguments checked before anything is written: no option-like
+ * words, inputs that exist, an OUT.db that is not a directory nor one of
+ * the inputs (it is replaced, so a mistyped command must not eat a rank's
+ * database). 0 when usable. */
+static int check_args(int argc, char **argv)
+{
+    struct stat out, st;
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '-') {
+            fprintf(stderr, "tnbc-merge: unknown option %s (usage: tnbc-merge OUT.db DIR|FILE...)\n", argv[i]);
+            return -1;
+        }
+    int have_out = stat(argv[1], &out) == 0;
+    if (have_out && S_ISDIR(out.st_mode)) {
+        fprintf(stderr, "tnbc-merge: OUT.db %s is a directory (usage: tnbc-merge OUT.db DIR|FILE...)\n", argv[1]);
+        return -1;
+    }
+    for (int i = 2; i < argc; i++) {
+        if (stat(argv[i], &st) != 0) {
+            fprintf(stderr, "tnbc-merge: %s: no such file or directory\n", argv[i]);
+            return -1;
+        }
+        if (have_out && st.st_dev == out.st_dev && st.st_ino == out.st_ino) {
+            fprintf(stderr, "tnbc-merge: OUT.db %s is also an input; nothing written\n", argv[1]);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -164,13 +205,30 @@ int main(int argc, char **argv)
         fprintf(argc < 3 ? stderr : stdout, "usage: tnbc-merge OUT.db DIR|FILE...\n");
         return argc < 3 ? 2 : 0;
     }
-    remove(argv[1]);
-    if (sqlite3_open(argv[1], &db) != SQLITE_OK) {
-        fprintf(stderr, "tnbc-merge: %s: %s\n", argv[1], sqlite3_errmsg(db));
+    if (check_args(argc, argv) != 0)
+        return 2;
+    /* Written beside OUT.db and renamed over it once complete, so that a
+     * failed merge leaves what was there. */
+    size_t len = strlen(argv[1]) + 32;
+    char *tmp = malloc(len);
+    if (!tmp) {
+        fprintf(stderr, "tnbc-merge: out of memory\n");
         return 1;
     }
-    if (exec(db, tnbc_schema_sql, "schema"))
+    snprintf(tmp, len, "%s.tmp-%ld", argv[1], (long)getpid());
+    remove(tmp);
+    if (sqlite3_open(tmp, &db) != SQLITE_OK) {
+        fprintf(stderr, "tnbc-merge: %s: %s\n", argv[1], sqlite3_errmsg(db));
+        sqlite3_close(db);
+        free(tmp);
         return 1;
+    }
+    if (exec(db, tnbc_schema_sql, "schema")) {
+        sqlite3_close(db);
+        remove(tmp);
+        free(tmp);
+        return 1;
+    }
     for (int i = 2; i < argc; i++) {
         if (stat(argv[i], &st) != 0) {
             fprintf(stderr, "tnbc-merge: %s: no such file or directory\n", argv[i]);
@@ -185,7 +243,15 @@ int main(int argc, char **argv)
     sqlite3_close(db);
     if (nfiles == 0) {
         fprintf(stderr, "tnbc-merge: no rank databases found\n");
+        bad = 1;
+    }
+    if (bad || rename(tmp, argv[1]) != 0) {
+        if (!bad)
+            fprintf(stderr, "tnbc-merge: %s: %s\n", argv[1], strerror(errno));
+        remove(tmp);
+        free(tmp);
         return 1;
     }
-    return bad;
+    free(tmp);
+    return 0;
 }

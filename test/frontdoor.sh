@@ -252,6 +252,25 @@ tuned() {
         "$TNBC" merge rep.db rep.d > /dev/null
 }
 t_run "workflow: analyze, tuned run (bit-identical output), merge" tuned
+# A mistyped merge loses nothing: an option it does not take, an input that
+# is not there, or OUT.db named again as an input leave OUT.db as it was.
+merge_mistyped() {
+    cd "$W" || return 1
+    local before err
+    before=$(md5sum < rep.db)
+    err=$("$TNBC" merge rep.d -o rep.db 2>&1 > /dev/null) && return 1
+    [[ $err == *"unknown option -o"* ]] || { echo "said: $err"; return 1; }
+    err=$("$TNBC" merge rep.db rep.d/no-such.db 2>&1 > /dev/null) && return 1
+    [[ $err == *"no-such.db: no such file"* ]] || { echo "said: $err"; return 1; }
+    err=$("$TNBC" merge rep.db rep.db 2>&1 > /dev/null) && return 1
+    [[ $err == *"is also an input"* ]] || { echo "said: $err"; return 1; }
+    err=$("$TNBC" merge rep.d rep.db 2>&1 > /dev/null) && return 1
+    [[ $err == *"is a directory"* ]] || { echo "said: $err"; return 1; }
+    [[ $(md5sum < rep.db) == "$before" && $(ls rep.d | wc -l) -eq 2 ]] ||
+        { echo "rep.db or rep.d changed"; return 1; }
+    ! ls rep.db.tmp-* 2> /dev/null
+}
+t_run "merge: a mistyped command leaves OUT.db and the inputs as they were" merge_mistyped
 # The early returns' steps and landings per rank and site (early_cost):
 # tnbc merge carries every rank's row, and tnbc report shows them. The
 # program made 4 early Alltoalls per rank, each landing one remote 64 KiB
