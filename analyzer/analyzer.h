@@ -170,6 +170,13 @@ int an_has_row(const struct an_trace *t, const char *sql);
 /* A replay summary (tnbc run --summary, merged): the same schema, every
  * rank in replay mode. */
 int an_replay_open(struct an_trace *t, const char *path, char *err, size_t errlen);
+/* A measured run's site rows where no rank's call went early: *calls the
+ * most calls of a rank, and into fb the fallback counts ('reason:N ...',
+ * docs/schema.md) of the rank with the most. 1 when the site was called
+ * and no call went early, 0 when some went early or there is no row, -1
+ * with err. */
+int an_site_never_early(struct an_trace *t, const char *site, const char *op, int64_t *calls,
+                        char *fb, size_t fblen, char *err, size_t errlen);
 /* Which call-to-call cycles an_site_cycle_ns takes: all, or in a trial
  * replay run (TNBC_REPLAY_TRIAL, blocking calls' rows have wait_ns -1)
  * those that start at an early or at a blocking call. */

@@ -162,6 +162,44 @@ static int trial_verdict(struct tnbc_profile_site *ps, struct an_trace *trace,
     return 1;
 }
 
+/* Does the fallback text ('reason:N ...') hold a reason other than the
+ * profile's own (off, not in it) and a trial run's blocking half? */
+static int runtime_refused(const char *fb)
+{
+    static const char *const planned[] = { "off:", "not-profiled:", "trial:", NULL };
+    for (const char *w = fb; *w; w += strcspn(w, " "), w += strspn(w, " ")) {
+        int known = 0;
+        for (const char *const *p = planned; *p && !known; p++)
+            known = strncmp(w, *p, strlen(*p)) == 0;
+        if (!known)
+            return 1;
+    }
+    return 0;
+}
+
+/* A site the measured run asked to go early (on, or tried by a trial run)
+ * whose every call the runtime ran blocking, for reasons of its own
+ * (nothing to guard, a buffer it may not guard, another rank that could
+ * not): no early call to compare, and none to come. Off, saying why, so
+ * that neither the profile nor the next trial run asks again. 1 when so
+ * decided, 0 when not this case, -1 with err. */
+static int never_early(struct tnbc_profile_site *ps, struct an_trace *replay, char *err,
+                       size_t errlen)
+{
+    char fb[400], buf[1200];
+    int64_t calls;
+    if (!ps->on && !ps->trial)
+        return 0;
+    int rc = an_site_never_early(replay, ps->site, ps->op, &calls, fb, sizeof fb, err, errlen);
+    if (rc <= 0 || !runtime_refused(fb))
+        return rc;
+    ps->on = 0;
+    ps->trial = 0;
+    snprintf(buf, sizeof buf, "the measured run ran all %lld of its calls blocking (%s), none early "
+             "(the model said: %s)", (long long)calls, fb, ps->reason);
+    return set_reason(ps, buf) < 0 ? -1 : 1;
+}
+
 static int check_site(struct tnbc_profile_site *ps, struct an_trace *trace,
                       struct an_trace *replay, char *err, size_t errlen)
 {
@@ -173,8 +211,10 @@ static int check_site(struct tnbc_profile_site *ps, struct an_trace *trace,
                                             &measured, err, errlen);
     if (nt < 0 || nm < 0)
         return -1;
-    if (nt == 0 || nm == 0 || !isfinite(base) || !isfinite(measured))
-        return 0;   /* one call, or none early: nothing to compare */
+    if (nm == 0)
+        return never_early(ps, replay, err, errlen);
+    if (nt == 0 || !isfinite(base) || !isfinite(measured))
+        return 0;   /* one call: nothing to compare */
     /* A site the model turned off goes on only where its early calls
      * beat the blocking ones clearly: by AN_MIN_GAIN, the model's own
      * threshold for a saving worth an early return. A trial run's pairs

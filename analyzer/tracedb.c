@@ -310,6 +310,32 @@ static int push_cycle(struct an_cycle **v, int *n, int *cap, struct an_cycle c)
     return 0;
 }
 
+int an_site_never_early(struct an_trace *t, const char *site, const char *op, int64_t *calls,
+                        char *fb, size_t fblen, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    int64_t early = 0;
+    *calls = 0;
+    fb[0] = '\0';
+    if (prepare(t, "SELECT calls, traced, IFNULL(fallback, '') FROM site WHERE site=?1 AND op=?2 "
+                   "ORDER BY calls DESC", &st, err, errlen) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, site, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, op, -1, SQLITE_STATIC);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (!*calls) {
+            *calls = sqlite3_column_int64(st, 0);
+            snprintf(fb, fblen, "%s", (const char *)sqlite3_column_text(st, 2));
+        }
+        early += sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return terr(t, err, errlen, "reading the site rows: %s", sqlite3_errmsg(t->db));
+    return *calls > 0 && early == 0;
+}
+
 /* Rows come ordered by invocation, then rank: a cycle that starts at
  * invocation i is complete once the rows of i + 1 are read, and each
  * rank's previous row is all that must be kept. */

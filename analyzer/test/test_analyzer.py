@@ -1307,6 +1307,31 @@ def test_measured_run_decides_what_it_ran_early():
     check(not s["on"] and "no gain (the model said: regime a" in s["reason"], s["reason"])
 
 
+def test_measured_never_early_turns_off():
+    # The model turns the site on; in the measured run the runtime ran all
+    # 20 calls blocking for reasons of its own (a buffer with nothing to
+    # guard on one rank, the other told so): off, with those counts, and
+    # no trial run asked to try it again. A run where the profile had the
+    # site off (reason `off`) says nothing of it.
+    trace = cycle_db("mt9", lambda r: 10)
+    check(site_of(analyze(trace), "alltoall")["on"], "the model should turn the site on")
+    def summary(name, fallbacks):
+        t = mktrace.Trace(db(name))
+        t.runs(2, mode="replay")
+        for r, fb in enumerate(fallbacks):
+            t.site(r, SITE, "alltoall", 20, 0)
+            t.db.execute("UPDATE site SET fallback = ? WHERE rank = ?", (fb, r))
+        t.close()
+        return db(name)
+    s = site_of(analyze_measured(trace, summary("mr9", ["nothing-to-guard:20", "other-rank:20"])),
+                "alltoall")
+    check(not s["on"] and not s.get("trial") and s["reason"].startswith(
+        "the measured run ran all 20 of its calls blocking (nothing-to-guard:20), none early "
+        "(the model said: regime a"), s["reason"])
+    s = site_of(analyze_measured(trace, summary("mr10", ["off:20", "off:20"])), "alltoall")
+    check(s["on"] and "measured" not in s["reason"], s["reason"])
+
+
 def test_measured_bad_input():
     trace = cycle_db("mt4", lambda r: 10)
     r = analyze_measured(trace, trace, expect_rc=1)
