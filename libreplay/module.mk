@@ -2,7 +2,7 @@
 # libreplay/: libtnbc-replay.so (LD_PRELOAD), profile-driven early return.
 
 REPLAY_LIB  := $(BUILD)/lib/libtnbc-replay.so
-REPLAY_OBJS := $(call objs,,libreplay/replay.c libreplay/nbop.c libreplay/pool.c libreplay/plan_source.c libreplay/plan_chunked.c libreplay/plan_chain.c libreplay/send_guard.c libreplay/tokens.c libreplay/progress.c libreplay/land.c libreplay/pieces.c libreplay/phases.c libreplay/comms.c libreplay/inplace.c libreplay/activity.c libreplay/identity.c libreplay/land_typed.c libreplay/autotune.c)
+REPLAY_OBJS := $(call objs,,libreplay/replay.c libreplay/nbop.c libreplay/pool.c libreplay/plan_source.c libreplay/plan_chunked.c libreplay/plan_chain.c libreplay/send_guard.c libreplay/tokens.c libreplay/progress.c libreplay/land.c libreplay/pieces.c libreplay/phases.c libreplay/comms.c libreplay/inplace.c libreplay/activity.c libreplay/identity.c libreplay/land_typed.c libreplay/autotune.c libreplay/yield.c)
 
 $(REPLAY_OBJS): CFLAGS += -Iprofiles -Ianalyzer -Ilibreplay -fvisibility=hidden $(if $(SAN),-DTNBC_TEST_HOOKS)
 
@@ -23,7 +23,7 @@ ALL_TARGETS += $(REPLAY_LIB)
 
 # Unit test of the piece cut (cmocka), run by test/replay.sh.
 REPLAY_UNIT_BINS := $(BUILD)/test/replay/test_pieces $(BUILD)/test/replay/test_land \
-                    $(BUILD)/test/replay/test_pool
+                    $(BUILD)/test/replay/test_pool $(BUILD)/test/replay/test_yield
 
 $(BUILD)/test/replay/test_pieces: test/replay/test_pieces.c $(BUILD)/libreplay/pieces.o
 	@mkdir -p $(dir $@)
@@ -36,6 +36,10 @@ $(BUILD)/test/replay/test_land: test/replay/test_land.c $(BUILD)/libreplay/land.
 $(BUILD)/test/replay/test_pool: test/replay/test_pool.c $(BUILD)/libreplay/pool.o $(CORE_BASE_OBJS)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(CFLAGS) -Ilibreplay -o $@ $(filter %.c %.o,$^) $(LDFLAGS) -lcmocka -lm $(CORE_LIBS)
+
+$(BUILD)/test/replay/test_yield: test/replay/test_yield.c $(BUILD)/libreplay/yield.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ilibreplay -o $@ $(filter %.c %.o,$^) $(LDFLAGS) -lcmocka
 
 ALL_TARGETS += $(REPLAY_UNIT_BINS)
 

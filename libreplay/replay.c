@@ -57,6 +57,7 @@
 #include "runinfo.h"
 #include "send_guard.h"
 #include "tracedb.h"
+#include "yield.h"
 
 #include <assert.h>
 #include <dlfcn.h>
@@ -129,6 +130,7 @@ static struct {
     int on;                /* a profile is loaded and the machinery runs */
     int passive;           /* off everywhere, but counting calls for the summary */
     int loaded;            /* the profile was read (before MPI_Init_thread) */
+    int yield_set;         /* yield_when_crowded() set Open MPI's variable */
     int wants_on;          /* it turns on a site of a module loaded here */
     const char *foreign_free;  /* tnbc_foreign_free(): this rank runs blocking */
     int user_level;        /* the thread level the program asked for */
@@ -270,6 +272,8 @@ int tnbc_mode_thread_level(int required)
 {
     load_profile();
     R.user_level = required;
+    if (R.wants_on)
+        R.yield_set = yield_when_crowded();
     return R.wants_on && required < MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
 }
 
@@ -388,6 +392,9 @@ int tnbc_mode_init(int provided)
     }
     comms_init(drain, sizeof(struct edge_req));
     R.record_max = tnbc_env_long("TNBC_REPLAY_RECORD_MAX", 64, 0, 1L << 40);
+    if (R.yield_set && R.rank == 0)
+        tnbc_warn("Open MPI polls yielding the CPU (OMPI_MCA_mpi_yield_when_idle=1, set by tnbc): the "
+                  "progress threads share the ranks' CPUs; set it to 0 to keep busy polling");
     if (R.trial && R.trial_sites && R.rank == 0)
         tnbc_warn("trial run: %d site(s) the analyzer turned off by its timing alone run as on, "
                   "half their calls blocking", R.trial_sites);

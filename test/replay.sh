@@ -586,6 +586,7 @@ t_run "the profile's piece size, and TNBC_PIECE overriding it once" check_profil
 t_cmocka "$P/replay/test_pieces"
 t_cmocka "$P/replay/test_land"
 t_cmocka "$P/replay/test_pool"
+t_cmocka "$P/replay/test_yield"
 t_run "read order as profiled and opposite" check_orders
 t_run "write/fwrite/MPI_Send/free while in flight" check_io
 t_run "receives posted in the profile's priority order" check_prio_order
@@ -653,6 +654,40 @@ check_no_cost_when_off() {
 }
 
 t_run "no cost when off: thread level and no progress thread (all-off profile)" check_no_cost_when_off
+# Where a site is on and a rank's progress thread shares its CPUs, Open
+# MPI's idle polling yields (libreplay/yield.c): mpi_yield_when_idle reads 1
+# in the tuned run, as MPI_T sees it, and rank 0 says so once; the user's
+# own setting (here 0) stands, unsaid. The all-off run above left it as
+# plain has it (compared whole). MPICH has no such variable ("none").
+# These runs bind each rank to a core, without test/lib.sh's setting.
+check_yield_when_crowded() {
+    [[ -f $W/nc.on.profile ]] || pipeline nc 2 force "$P/replay/thread_level" 4 || return 1
+    local plain on kept want=1
+    # Each rank bound to one core, so that it shares it with its progress
+    # thread on any machine.
+    local bound=("${MPI2[@]}")
+    [[ ${T_MPI:-openmpi} == mpich ]] ||
+        bound=(env -u OMPI_MCA_mpi_yield_when_idle mpirun --bind-to core:overload-allowed -np 2)
+    plain=$(timeout -k 5 "$T_TIMEOUT" "${bound[@]}" "$P/replay/thread_level" 4 report |
+            grep yield_when_idle) || return 1
+    on=$($TNBC run -p "$W/nc.on.profile" -- timeout -k 5 "$T_TIMEOUT" "${bound[@]}" \
+            "$P/replay/thread_level" 4 report 2> "$W/yield.err" | grep yield_when_idle)
+    t_mpi_argv 2 --mca mpi_yield_when_idle 0
+    [[ ${T_MPI:-openmpi} == mpich ]] || T_MPI_ARGV=(mpirun --bind-to core:overload-allowed -np 2 --mca mpi_yield_when_idle 0)
+    kept=$($TNBC run -p "$W/nc.on.profile" -- timeout -k 5 "$T_TIMEOUT" "${T_MPI_ARGV[@]}" \
+            "$P/replay/thread_level" 4 report 2> "$W/yield-kept.err" | grep yield_when_idle)
+    echo "plain: $plain; tuned: $on; tuned with --mca mpi_yield_when_idle 0: $kept"
+    if [[ ${T_MPI:-openmpi} == mpich ]]; then
+        [[ $plain == "yield_when_idle none" && $on == "$plain" && $kept == "$plain" ]]; return
+    fi
+    [[ $plain == "yield_when_idle 0" ]] || { echo "plain: want 0"; return 1; }
+    [[ $on == "yield_when_idle $want" ]] || { echo "tuned: want $want"; return 1; }
+    [[ $(grep -c "polls yielding the CPU" "$W/yield.err") -eq $want ]] ||
+        { echo "want the note once where set"; cat "$W/yield.err"; return 1; }
+    [[ $kept == "yield_when_idle 0" ]] && ! grep -q "polls yielding" "$W/yield-kept.err" ||
+        { echo "the user's 0 must stand, unsaid"; return 1; }
+}
+t_run "Open MPI's idle polling yields where the progress thread shares a CPU, not against the user's setting" check_yield_when_crowded
 # The progress thread runs under SCHED_BATCH, whose wake-ups do not preempt
 # the program's thread (docs/replay.md, "The early return's cost"), and
 # under the default policy with TNBC_PROGRESS_BATCH=0; the kernel's own

@@ -4,7 +4,9 @@
  * off"). With "report" as the second argument, rank 0 also prints the
  * thread level MPI granted and whether a thread named tnbc-progress runs in
  * the process, read from /proc/self/task after the loop, and that thread's
- * scheduling policy (batch, other, or none without the thread).
+ * scheduling policy (batch, other, or none without the thread), and Open
+ * MPI's mpi_yield_when_idle as MPI_T reads it (0, 1, or "none" where the
+ * library has no such variable: MPICH).
  *
  * Third argument "multiple": the program asks for MPI_THREAD_MULTIPLE and
  * a second thread exchanges messages point to point (MPI_Sendrecv on a
@@ -101,6 +103,40 @@ static void *iterate(void *arg)
     return NULL;
 }
 
+/* Open MPI's mpi_yield_when_idle (a bool) through MPI_T: "0", "1", or
+ * "none" when there is no such control variable. */
+static const char *yield_when_idle(void)
+{
+    int prov, n = 0, found = -1;
+    unsigned char val = 0;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &prov) != MPI_SUCCESS)
+        return "none";
+    MPI_T_cvar_get_num(&n);
+    for (int i = 0; i < n && found < 0; i++) {
+        char name[256], desc[8];
+        int nl = sizeof name, dl = sizeof desc, verb, bind, scope;
+        MPI_Datatype dt;
+        MPI_T_enum en;
+        if (MPI_T_cvar_get_info(i, name, &nl, &verb, &dt, &en, desc, &dl, &bind, &scope) ==
+                MPI_SUCCESS && !strcmp(name, "mpi_yield_when_idle"))
+            found = i;
+    }
+    if (found >= 0) {
+        MPI_T_cvar_handle h;
+        int count;
+        unsigned char buf[16] = { 0 };   /* room for any scalar type */
+        if (MPI_T_cvar_handle_alloc(found, NULL, &h, &count) == MPI_SUCCESS) {
+            if (MPI_T_cvar_read(h, buf) == MPI_SUCCESS)
+                val = buf[0] != 0;
+            MPI_T_cvar_handle_free(&h);
+        } else {
+            found = -1;
+        }
+    }
+    MPI_T_finalize();
+    return found < 0 ? "none" : val ? "1" : "0";
+}
+
 int main(int argc, char **argv)
 {
     int provided = -1, rank, size, iters = argc > 1 ? atoi(argv[1]) : 4;
@@ -151,6 +187,7 @@ int main(int argc, char **argv)
                    provided == MPI_THREAD_FUNNELED ? "funneled" :
                    provided == MPI_THREAD_MULTIPLE ? "multiple" : "other", running);
             printf("progress_policy %s\n", policy);
+            printf("yield_when_idle %s\n", yield_when_idle());
         }
     }
     free(sb);
