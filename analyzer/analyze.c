@@ -264,6 +264,11 @@ int an_site_build(struct an_trace *t, struct an_site *s, struct tnbc_profile_sit
                  "a shared or huge-page mapping, an RMA window, a gap of a page or more) in all %lld "
                  "traced calls that received; tnbc runs it blocking",
                  (long long)s->site_receiving);
+    if (!bad[0] && s->site_receiving > 0 && s->site_interleaved >= s->site_receiving)
+        snprintf(bad, sizeof bad, "nothing to guard: its receive blocks interleave across the buffer "
+                 "(a derived receive type) and none lies in whole pages of its own, in all %lld traced "
+                 "calls that received; tnbc runs it blocking (a page-aligned buffer would do)",
+                 (long long)s->site_receiving);
     ps->calls = s->site_calls;
     ps->traced = s->site_traced;
     if (an_model_site(t, s, &ps->model) < 0)

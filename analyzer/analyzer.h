@@ -145,6 +145,9 @@ struct an_site {
                                  buffer the guard may not protect */
     int64_t site_receiving; /* traced calls with data to receive (most on one
                                rank: a bcast's root receives nothing) */
+    int64_t site_interleaved; /* traced calls (most on one rank) whose receive
+                                 blocks interleave with none but the own one
+                                 in whole protected pages: nothing to guard */
     int *world;           /* [nworld]: each member's world rank, -1 unknown (an_site_world) */
     int nworld;
     /* Under an_trace.crowded_rule, the members share a node of a crowded

@@ -791,6 +791,35 @@ static int64_t trace_fallback_count(struct an_trace *t, const struct an_site *s,
     return n;
 }
 
+/* Traced calls, most on one rank, whose receive blocks interleave (one
+ * block's bytes lie between another's first and last: a derived receive
+ * type such as a transpose into columns) while no block but the rank's own
+ * lies in whole protected pages. Replay's guard then has nothing to keep
+ * from the program (libreplay/nbop.c, nbop_guards_something) and runs the
+ * call blocking. Blocks that do not interleave are cut at their edge
+ * pages in replay, so a 'partial' one of those still has a body to guard. */
+static int64_t interleaved_unguardable(struct an_trace *t, const struct an_site *s)
+{
+    sqlite3_stmt *st;
+    char ignored[8];
+    int64_t n = 0;
+    if (prepare_site(t, s,
+                     "WITH subs AS (SELECT c.call_id, c.rank, s.peer, c.comm_rank, s.addr_offset AS a, "
+                     "s.guard, max(s.addr_offset + s.bytes) OVER (PARTITION BY c.call_id ORDER BY "
+                     "s.addr_offset, s.idx ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end "
+                     "FROM call c JOIN submsg s USING (call_id) WHERE c.site=?1 AND c.op=?2 "
+                     "AND s.side='recv' AND s.bytes > 0), "
+                     "calls AS (SELECT call_id, rank FROM subs GROUP BY call_id "
+                     "HAVING max(prev_end > a) = 1 AND max(guard = 'guarded' AND peer <> comm_rank) = 0) "
+                     "SELECT max(k) FROM (SELECT count(*) AS k FROM calls GROUP BY rank)",
+                     &st, ignored, sizeof ignored) != 0)
+        return 0;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
 int64_t an_site_receiving(const struct an_site *s)
 {
     int64_t most = 0, receiving = 0;
@@ -822,6 +851,7 @@ static void load_site_counts(struct an_trace *t, struct an_site *s)
     s->site_unsafe = trace_fallback_count(t, s, "unsafe");
     s->site_unguardable = trace_fallback_count(t, s, "unguardable");
     s->site_receiving = an_site_receiving(s);
+    s->site_interleaved = interleaved_unguardable(t, s);
     /* A run killed before the site row was written still has its calls. */
     int64_t per_rank = 0, run = 0;
     for (int i = 0; i < s->ncalls; i++) {

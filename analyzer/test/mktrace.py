@@ -46,8 +46,10 @@ class Trace:
 
     def call(self, rank, site, op, comm_size, block_bytes, subs, entry_ns, return_ns,
              send_bytes=None, invocation=None, chunks=0, root=-1, comm_rank=None,
-             recv_bytes=None):
-        """subs: list of (idx, bytes, guard, ord or None, touch_ns or None, how)."""
+             recv_bytes=None, offsets=None):
+        """subs: list of (idx, bytes, guard, ord or None, touch_ns or None, how);
+        offsets: each sub's byte offset in the buffer (default: one after
+        another, in the list's order)."""
         cid = self.next_id
         self.next_id += 1
         key = (rank, site, op)
@@ -60,9 +62,12 @@ class Trace:
             "INSERT INTO call VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (cid, rank, site, inv, op, comm_size, rank if comm_rank is None else comm_rank,
              root, 1, 1, sb, rb, block_bytes, len(subs), chunks, t(entry_ns), t(return_ns), 0))
-        for (idx, nbytes, guard, ordv, tns, how) in subs:
+        at = 0
+        for i, (idx, nbytes, guard, ordv, tns, how) in enumerate(subs):
+            off = offsets[i] if offsets is not None else at
+            at += nbytes
             self.db.execute("INSERT INTO submsg VALUES (?,?,?,?,?,?,?)",
-                            (cid, "recv", idx, -1 if chunks else idx, 0, nbytes, guard))
+                            (cid, "recv", idx, -1 if chunks else idx, off, nbytes, guard))
             if tns is not None:
                 self.db.execute("INSERT INTO touch VALUES (?,?,?,?,?,?)",
                                 (cid, "recv", idx, ordv, t(tns), how))

@@ -1011,6 +1011,32 @@ def test_report_damaged_trace():
           r.stderr)
 
 
+def test_interleaved_blocks_nothing_to_guard():
+    # A transpose into a malloc'd matrix: each block's footprint spans the
+    # buffer (offsets 0 and 8, interleaved), none in whole pages of its own
+    # ('partial'): replay would find nothing to guard, so the analyzer says
+    # so and no trial run is asked for. The same blocks side by side
+    # ('partial' at the buffer's ends only) or one of them 'guarded' (a
+    # page-aligned matrix) are not this case.
+    def trace(name, offsets, guard):
+        t = mktrace.Trace(db(name))
+        t.runs(2)
+        for inv in range(3):
+            for r in range(2):
+                subs = [(i, MB, guard, i, 1_000_000 + i * 10_000, "read") for i in (r, 1 - r)]
+                t.call(r, SITE, "alltoall", 2, MB, subs, 0, TCOMM, offsets=offsets)
+        t.close()
+        return db(name)
+    why = "nothing to guard: its receive blocks interleave across the buffer"
+    s = site_of(analyze(trace("il1", [0, 8], "partial")), "alltoall")
+    check(not s["on"] and s["reason"].startswith(why) and "all 3 traced calls" in s["reason"]
+          and not s.get("trial"), s)
+    s = site_of(analyze(trace("il2", [0, MB], "partial")), "alltoall")
+    check(why not in s["reason"], s["reason"])
+    s = site_of(analyze(trace("il3", [0, 8], "guarded")), "alltoall")
+    check(why not in s["reason"], s["reason"])
+
+
 def test_crashed_run_warns():
     t = mktrace.Trace(db("crash"))
     t.runs(2, finished=0)
