@@ -171,11 +171,16 @@ static void alltoallv_struct(MPI_Datatype rec_t, int round)
 /* A transpose: each rank holds R rows of an R x (size R) int matrix and
  * sends block d (its R columns) to rank d with a column-block type; the
  * receiver puts the block from s as R columns of its rows with the same
- * type, so every block's footprint spans nearly the whole buffer. */
+ * type, so every block's footprint spans nearly the whole buffer. The
+ * matrix starts on a page (R x n ints are whole pages), so every block
+ * lies in whole pages and replay guards them all; malloc'd, every block
+ * would reach the partial first page and the call would run blocking
+ * (nothing to guard; torture case interleaved_types). */
 static void transpose(MPI_Datatype cols, int round)
 {
     long n = (long)size * R;
-    int *s = malloc((size_t)(R * n) * sizeof *s), *r = malloc((size_t)(R * n + 1) * sizeof *r);
+    size_t rbytes = ((size_t)(R * n + 1) * sizeof(int) + 4095) & ~(size_t)4095;
+    int *s = malloc((size_t)(R * n) * sizeof *s), *r = aligned_alloc(4096, rbytes);
     for (long i = 0; i < R; i++)
         for (long j = 0; j < n; j++)
             s[i * n + j] = pat(rank, 0, i * n + j, round);
