@@ -140,6 +140,8 @@ struct nbop {
     int planned;                   /* steps ordered, arrays ready (once) */
     atomic_uint *sub_done;         /* futex words, one per guard sub-message */
     atomic_uint edges_left;        /* head/tail parts not landed (futex word) */
+    atomic_uint started;           /* the progress thread started its first
+                                      steps (futex word; progress_wait_started) */
     struct edge_req *want;         /* [comm_size] this rank's requests */
     int per_source;                /* steps are planned in two halves */
     int self_sub;                  /* this rank's own block, landed by the caller; -1 */

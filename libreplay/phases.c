@@ -16,6 +16,8 @@
 static _Thread_local uint64_t current[PHASE_COUNT];
 static struct phase_sums rank_sums;
 static int64_t rank_in_place;      /* early returns that sent from the caller's pages */
+static int64_t rank_pushed;        /* early returns that waited for the push (phase_push) */
+static uint64_t rank_push_ticks;   /* and how long, in all */
 
 static const char *const phase_names[PHASE_COUNT] = {
     [PHASE_CANDIDATE] = "candidate", [PHASE_AGREE] = "agree", [PHASE_PLAN] = "plan",
@@ -34,6 +36,14 @@ void phase_end(uint64_t *clock, enum phase k)
 {
     uint64_t now = tnbc_ticks();
     current[k] += now - *clock;
+    *clock = now;
+}
+
+void phase_push(uint64_t *clock)
+{
+    uint64_t now = tnbc_ticks();
+    rank_pushed++;
+    rank_push_ticks += now - *clock;
     *clock = now;
 }
 
@@ -66,8 +76,9 @@ void phase_report(int rank)
         total += us;
         n += snprintf(line + n, sizeof line - (size_t)n, " %s %.1f", phase_names[k], us);
     }
-    fprintf(stderr, "%s total %.1f sent_in_place %lld landing %s\n", line, total,
-            (long long)rank_in_place, land_method());
+    fprintf(stderr, "%s total %.1f sent_in_place %lld landing %s pushed %lld push_wait %.1f\n", line,
+            total, (long long)rank_in_place, land_method(), (long long)rank_pushed,
+            rank_pushed ? tnbc_ticks_to_ns(rank_push_ticks) / 1e3 / (double)rank_pushed : 0.0);
 }
 
 static const char insert_sql[] =

@@ -39,6 +39,11 @@ uint64_t phase_start(void);
 /* Adds the time since *clock to step k of the current call and restarts
  * *clock. */
 void phase_end(uint64_t *clock, enum phase k);
+/* The call waited since *clock for the progress thread to start its
+ * steps (replay.c, push_first): not one of its steps, whose sum is the
+ * early return's cost, but counted apart for the rank's line (pushed,
+ * push_wait). Restarts *clock. */
+void phase_push(uint64_t *clock);
 /* The current call returned early: its steps are added to *site (NULL:
  * a call site dladdr could not name) and to the rank's sums. */
 void phase_call_done(struct phase_sums *site);

@@ -4,9 +4,11 @@
 #include "clock.h"
 #include "config.h"
 #include "guard.h"
+#include "futex.h"
 #include "land.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -196,6 +198,12 @@ static void complete(struct nbop *op)
     pthread_mutex_unlock(&P.mu);
 }
 
+void progress_wait_started(struct nbop *op)
+{
+    while (!atomic_load(&op->started))
+        tnbc_futex_wait(&op->started, 0);
+}
+
 uint64_t progress_wait_begin(void)
 {
     atomic_fetch_add(&P.urgent, 1);
@@ -274,6 +282,10 @@ static void *progress_main(void *unused)
         for (struct nbop **pp = &active; *pp;) {
             struct nbop *op = *pp;
             progressed += start_steps(op, &chunk_gate);
+            if (!atomic_load(&op->started)) {
+                atomic_store(&op->started, 1);
+                tnbc_futex_wake(&op->started, INT_MAX);
+            }
             progressed += test_steps(op);
             if (op->remaining == 0) {
                 *pp = op->next;

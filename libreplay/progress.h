@@ -18,6 +18,9 @@
 int progress_start(int window, long max_sleep_us, int batch);
 int progress_running(void);
 void progress_submit(struct nbop *op);
+/* Blocks until the progress thread has started op's first steps (its
+ * receives posted, its first window of sends handed to MPI). */
+void progress_wait_started(struct nbop *op);
 /* Waits until every submitted call has completed. */
 void progress_quiesce(void);
 void progress_stop(void);

@@ -131,6 +131,7 @@ static struct {
     int passive;           /* off everywhere, but counting calls for the summary */
     int loaded;            /* the profile was read (before MPI_Init_thread) */
     int yield_set;         /* yield_when_crowded() set Open MPI's variable */
+    int push_first;        /* TNBC_PUSH_FIRST: 1, 0, or -1 by the site's regime */
     int wants_on;          /* it turns on a site of a module loaded here */
     const char *foreign_free;  /* tnbc_foreign_free(): this rank runs blocking */
     int user_level;        /* the thread level the program asked for */
@@ -405,6 +406,7 @@ int tnbc_mode_init(int provided)
     R.window = send_window(piece);
     R.sleep_us = tnbc_env_long("TNBC_PROGRESS_SLEEP_US", 200, 1, 100000);
     R.progress_batch = tnbc_env_bool("TNBC_PROGRESS_BATCH", 1);
+    R.push_first = tnbc_env_str("TNBC_PUSH_FIRST", NULL) ? tnbc_env_bool("TNBC_PUSH_FIRST", 0) : -1;
     open_summary();
     if (R.db)
         activity_init();
@@ -695,6 +697,23 @@ static void warn_blocking(struct site_stats *st, const struct tnbc_site *site, e
     tnbc_warn("%s at %s runs blocking: %s", tnbc_op_name(opk), site->id, why);
 }
 
+/* Does the call wait, before it returns, for the progress thread to start
+ * its steps (receives posted, the first window of sends handed to MPI)?
+ * Where the progress thread shares the rank's CPU, the program's thread
+ * otherwise runs on until it blocks, and its sends leave only then. That
+ * costs nothing where the code leaves the data alone for longer than the
+ * collective (regime a); where it reads some within Tcomm, every rank
+ * waits for data that its peers have not sent yet (docs/replay.md, "Push
+ * first"). TNBC_PUSH_FIRST: 1 always, 0 never; unset, by the site's
+ * regime. */
+static int push_first(const struct nbop *op)
+{
+    const struct tnbc_profile_site *ps = op->site_prio;
+    if (R.push_first >= 0)
+        return R.push_first;
+    return ps && ps->model.regime && ps->model.regime != 'a';
+}
+
 /* The agreed call goes early: its memory released from earlier calls'
  * guards, the own block landed, the pages guarded, the send copy made,
  * the rest handed to the progress thread; returns once the edge pages'
@@ -738,6 +757,10 @@ static int run_early(struct nbop *op, struct site_stats *st, const struct tnbc_s
         progress_quiesce();        /* out of memory: complete everything */
     phase_end(&clock, PHASE_SUBMIT);
     uint64_t waiting = progress_wait_begin();
+    if (push_first(op)) {
+        progress_wait_started(op);
+        phase_push(&clock);       /* the CPU lent, not a cost of the return */
+    }
     if (op->per_source)
         nbop_wait_edges(op);
     for (int i = 0; i < nwait; i++)

@@ -688,6 +688,31 @@ check_yield_when_crowded() {
         { echo "the user's 0 must stand, unsaid"; return 1; }
 }
 t_run "Open MPI's idle polling yields where the progress thread shares a CPU, not against the user's setting" check_yield_when_crowded
+# Push first (docs/replay.md): an early call whose site's code reads data
+# within Tcomm (regime other than a) returns only once the progress thread
+# has started its steps; a regime-a site returns at once. TNBC_PUSH_FIRST
+# overrides both ways. What each rank reports (TNBC_REPLAY_PHASES=1:
+# "pushed N") is checked, with plain's results every time.
+check_push_first() {
+    [[ -f $W/nc.on.profile ]] || pipeline nc 2 force "$P/replay/thread_level" 4 || return 1
+    local want r got regime env want_n
+    want=$(t_mpirun 2 "$P/replay/thread_level" 4 | grep checksum) || return 1
+    for regime in a e; do
+        sed -E "s/ regime [a-e]\$/ regime $regime/" "$W/nc.on.profile" > "$W/push-$regime.profile"
+    done
+    for r in "a - 0" "e - 4" "e 0 0" "a 1 4"; do
+        read -r regime env want_n <<< "$r"
+        local pre=()
+        [[ $env == - ]] || pre=(env TNBC_PUSH_FIRST="$env")
+        got=$("${pre[@]}" env TNBC_REPLAY_PHASES=1 $TNBC run -p "$W/push-$regime.profile" -- timeout -k 5 \
+                "$T_TIMEOUT" "${MPI2[@]}" "$P/replay/thread_level" 4 2> "$W/push.err") || { cat "$W/push.err"; return 1; }
+        [[ $(grep checksum <<< "$got") == "$want" ]] || { echo "regime $regime, TNBC_PUSH_FIRST=$env: results differ"; return 1; }
+        local pushed; pushed=$(grep -o 'pushed [0-9]*' "$W/push.err" | sort -u)
+        echo "regime $regime, TNBC_PUSH_FIRST=$env: $(echo $pushed)"
+        [[ $pushed == "pushed $want_n" ]] || { echo "want pushed $want_n on every rank"; cat "$W/push.err"; return 1; }
+    done
+}
+t_run "push first: a site read within Tcomm returns once its sends started; regime a at once; TNBC_PUSH_FIRST both ways" check_push_first
 # The progress thread runs under SCHED_BATCH, whose wake-ups do not preempt
 # the program's thread (docs/replay.md, "The early return's cost"), and
 # under the default policy with TNBC_PROGRESS_BATCH=0; the kernel's own
