@@ -214,8 +214,8 @@ check_phases() {
         # (the `ospke` flag), else PROT_NONE with /proc/self/mem landings.
         local method=procmem
         grep -qw ospke /proc/cpuinfo && method=pkey
-        echo "$line" | grep -q " landing $method\$" ||
-            { echo "rank $r: landing method is not $method"; return 1; }
+        echo "$line" | grep -Eq " landing $method pushed [0-9]+ push_wait [0-9.]+\$" ||
+            { echo "rank $r: landing method is not $method, or no push count after it"; return 1; }
         # 1 MiB blocks span whole pages: the sends leave from the program's
         # own pages, held read-only (send_guard.h), at least in the first
         # call (a site turns to copying only after its program waited).
@@ -244,7 +244,7 @@ check_phases() {
     out=$(TNBC_LAND=procmem TNBC_REPLAY_PHASES=1 $TNBC run -p "$W/ph.on.profile" -- \
             timeout -k 5 "$T_TIMEOUT" "${MPI2[@]}" \
             "$P/trace/access_order" alltoall 1048576 forward 4 2>&1) || { echo "$out"; return 1; }
-    [[ $(echo "$out" | grep -c "^tnbc: rank [01]: [1-9][0-9]* early returns.* landing procmem$") == 2 ]] ||
+    [[ $(echo "$out" | grep -c "^tnbc: rank [01]: [1-9][0-9]* early returns.* landing procmem pushed [0-9]* push_wait [0-9.]*$") == 2 ]] ||
         { echo "TNBC_LAND=procmem:"; echo "$out"; return 1; }
     # TNBC_SEND_COPY=1: every send from a private copy; the same results.
     TNBC_SEND_COPY=1 TNBC_REPLAY_PHASES=1 $TNBC run -p "$W/ph.on.profile" -- \
