@@ -90,8 +90,8 @@ enum fallback {
     FB_AGREE_FAILED,   /* the agreement's MPI call failed */
     FB_UNSAFE,         /* tnbc_call_transformable: derived type, inexact
                           reduction, stack or shared memory, overlap */
-    FB_SMALL,          /* the receive buffer holds no whole page: nothing
-                          could overlap, the call would wait for all of it */
+    FB_NOTHING_TO_GUARD, /* no block still to arrive lies in whole pages
+                          (nbop_guards_something): the call would wait for all of it */
     FB_SCHEDULE,       /* the ranks' chunk schedules differ */
     FB_LEARN,          /* TNBC_AUTO: learning the site's read order, or deciding */
     FB_CHECK,          /* TNBC_AUTO: an ON site's call run blocking to compare */
@@ -106,7 +106,7 @@ static const char *const fallback_names[FB_COUNT] = {
     [FB_UNSUPPORTED] = "unsupported", [FB_NO_MEMORY] = "no-memory",
     [FB_CANNOT_LAND] = "cannot-land", [FB_NO_THREAD] = "no-progress-thread",
     [FB_OTHER_RANK] = "other-rank", [FB_TRIAL] = "trial", [FB_GUARD] = "guard-conflict",
-    [FB_AGREE_FAILED] = "agreement-failed", [FB_SMALL] = "nothing-to-guard",
+    [FB_AGREE_FAILED] = "agreement-failed", [FB_NOTHING_TO_GUARD] = "nothing-to-guard",
     [FB_UNSAFE] = "unsafe", [FB_SCHEDULE] = "schedule-differs", [FB_LEARN] = "learning",
     [FB_RANKS_DIFFER] = "ranks-differ", [FB_CHECK] = "checking", [FB_STOPPED] = "stopped",
 };
@@ -633,7 +633,7 @@ static struct nbop *candidate(const struct tnbc_args *a, const struct tnbc_site 
         nbop_free(op);
         *why = "no block still to arrive lies wholly in the receive buffer's whole pages (too small, "
                "or blocks interleaved by a derived type): it would wait for all its data";
-        *fb = FB_SMALL;
+        *fb = FB_NOTHING_TO_GUARD;
         return NULL;
     }
     return op;

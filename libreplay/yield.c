@@ -26,10 +26,8 @@ int yield_crowded(long mine, long online, long local_ranks)
         return 0;
     if (online < mine)
         online = mine;
-    /* The job's ranks that share this rank's CPUs, at least itself. */
+    /* The job's ranks that share this rank's CPUs (rounded up: at least itself). */
     long sharing = (local_ranks * mine + online - 1) / online;
-    if (sharing < 1)
-        sharing = 1;
     return 2 * sharing > mine;    /* each with its progress thread */
 }
 
