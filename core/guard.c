@@ -336,6 +336,10 @@ static int open_range(struct tnbc_guard *g, uintptr_t a, uintptr_t b)
     if (g->keyed)
         return set_prot(g, a, b, PROT_READ | PROT_WRITE);
     sigset_t mask = guard_lock(g);
+    if (g->lifted) {       /* every page opened already; see tnbc_guard.lifted */
+        guard_unlock(g, &mask);
+        return 0;
+    }
     int rc = raw_mprotect(a, b - a, PROT_READ | PROT_WRITE);
     if (rc == 0 && (g->flags & GUARD_PRETOUCH) && in_handler) {
         uint64_t t0 = tnbc_ticks();
@@ -656,7 +660,8 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
             struct tnbc_guard *g = pend[i].g;
             uintptr_t page = pend[i].page;
             sigset_t mask = guard_lock(g);
-            int open = !page_ready(g, page) && set_prot(g, page, page + page_size, g->closed_prot) != 0;
+            int open = !g->lifted && !page_ready(g, page) &&
+                       set_prot(g, page, page + page_size, g->closed_prot) != 0;
             guard_unlock(g, &mask);
             if (open) {       /* could not close it again: its data must be there first */
                 struct expose_arg e = { TNBC_REL_LIMIT, tnbc_program_ticks() };
@@ -1042,6 +1047,7 @@ long tnbc_guard_arm(struct tnbc_guard *g)
 
     tnbc_page_size();
     g->armed = 0;
+    g->lifted = 0;
     g->keyed = 0;
     g->page_key = NULL;
     int whole = tnbc_layout_whole_pages(l, &g->lo, &g->hi);
@@ -1117,6 +1123,11 @@ void tnbc_guard_disarm(struct tnbc_guard *g, enum tnbc_release_reason why)
         expose(g, s, TNBC_EV_RELEASE, why, tick);
     if (open_range(g, g->lo, g->hi) != 0)
         open_whole(g, tick);
+    if (!g->keyed) {
+        sigset_t mask = guard_lock(g);
+        g->lifted = 1;
+        guard_unlock(g, &mask);
+    }
     tnbc_range_remove(&g->obj);
     tnbc_gkeys_disarm(g);
     atomic_fetch_add(&disarms, 1);

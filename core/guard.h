@@ -144,6 +144,15 @@ struct tnbc_guard {
     atomic_ullong refill_ticks;        /* GUARD_PRETOUCH's reads: observer time measured,
                                           not estimated (fidelity.refill_ns) */
     int armed;
+    /* Set by tnbc_guard_disarm, under `lock`, once every page is open and
+     * before g leaves the range index; cleared by tnbc_guard_arm. From
+     * then on this guard changes no protection: a fault handler that
+     * looked g up before and still holds its pin (tnbc_range_remove waits
+     * for it) may reach its mprotect only after a later guard has closed
+     * the same pages again, for a call whose data has not arrived.
+     * (A keyed guard's opening changes the faulting thread's rights, not
+     * the pages: it is not marked.) */
+    int lifted;
     /* GUARD_KEYS granted (guard_keys.h): each protected page's key (0: a
      * page no sub-message meets, never closed), and the rights bits of
      * them all. */

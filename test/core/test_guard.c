@@ -16,10 +16,12 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -974,6 +976,72 @@ static void test_two_threads(void **state)
         assert_int_equal(seen[i], 1);
 }
 
+/* A fault handler that looked a guard up and then waited (in its hook,
+ * for data) past that guard's lift must not open the pages afterwards:
+ * by then a later guard (the next call on the same buffer) may have
+ * closed them for data that has not arrived. The toucher's handler waits
+ * in the first guard's hook while another thread lifts that guard (its
+ * removal waits for the handler's pin, but the guard has left the index
+ * and the next guard is armed); let go, the toucher must fault again and
+ * meet the second guard's hook before it reads. Seen as stale data read
+ * by a program's signal thread (torture case signal_thread, MPICH, under
+ * load): the late opening left the new call's page readable. */
+static atomic_int gate_in, gate_go;
+static __thread int gate_here;       /* this thread's first hook call waits */
+
+static void gate_hook(struct tnbc_guard *g, int sub, enum tnbc_guard_event ev,
+                      enum tnbc_release_reason why, uint64_t tick)
+{
+    if (gate_here) {
+        gate_here = 0;
+        atomic_store(&gate_in, 1);
+        while (!atomic_load(&gate_go))
+            sched_yield();
+    }
+    hook(g, sub, ev, why, tick);
+}
+
+static void *gated_toucher(void *arg)
+{
+    gate_here = 1;
+    return (void *)(intptr_t)rd((char *)arg + 1);
+}
+
+static void *lifter(void *arg)
+{
+    tnbc_guard_disarm(arg, TNBC_REL_DONE);
+    return NULL;
+}
+
+static void test_late_handler_after_lift(void **state)
+{
+    (void)state;
+    pthread_t toucher, lift;
+    char *b = guarded_pages(2, 1, 2 * ps, PROT_NONE, GUARD_WAIT_NEIGHBOURS);
+    F.g.hook = gate_hook;
+    atomic_store(&gate_in, 0);
+    atomic_store(&gate_go, 0);
+    assert_int_equal(pthread_create(&toucher, NULL, gated_toucher, b), 0);
+    while (!atomic_load(&gate_in))
+        sched_yield();
+    assert_int_equal(pthread_create(&lift, NULL, lifter, &F.g), 0);
+    while (tnbc_range_count() != 0)      /* lifted: out of the index */
+        sched_yield();
+    /* The next call on the same pages: new data not arrived yet. */
+    setup_guard(&F.g2, even_layout(b, 1, 2 * ps), PROT_NONE, GUARD_WAIT_NEIGHBOURS);
+    assert_true(tnbc_guard_arm(&F.g2) > 0);
+    int before = atomic_load(&nev);
+    atomic_store(&gate_go, 1);
+    void *got;
+    assert_int_equal(pthread_join(toucher, &got), 0);
+    assert_int_equal(pthread_join(lift, NULL), 0);
+    assert_int_equal((int)(intptr_t)got, pattern(1));
+    int met_second = 0;
+    for (int i = before; i < atomic_load(&nev) && i < MAX_EVENTS; i++)
+        met_second |= evs[i].g == &F.g2 && evs[i].ev == TNBC_EV_READ;
+    assert_true(met_second);
+}
+
 /* The self-measurements used for the model's Tinit give positive numbers
  * and leave nothing armed. */
 static void test_measure_costs(void **state)
@@ -1329,6 +1397,7 @@ int main(void)
         T(test_chain_default_kills),
         T(test_aliased_send_subs),
         T(test_two_threads),
+        T(test_late_handler_after_lift),
         T(test_measure_costs),
         T(test_memory_kinds),
         T(test_memory_huge_pages),
