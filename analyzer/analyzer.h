@@ -109,6 +109,7 @@ struct an_sub {
     char guard;      /* 'g'uarded, 'p'artial, 'e'dge, 'm' empty, 'o'ff */
     int touched;     /* has a first touch with an order */
     int64_t ord, tsc;
+    int64_t tail_tsc; /* first touch of its last whole page (schema 5), 0: not seen */
     int need;        /* released by io/mpi/reuse/finalize: data needed at tsc */
     int near;        /* from a member on this rank's node while other members'
                       * data crosses a link: there at once (digest.c) */

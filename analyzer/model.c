@@ -337,8 +337,8 @@ static int there_at_once(const struct an_call *c, const struct an_sub *u)
  * was played out as reading every block at the mean rate: the remote
  * blocks looked read before they could arrive, and the saving was
  * predicted 2.3 ms per call where 3.3-4.3 ms were measured. */
-static void read_times(const struct an_call *c, const struct an_sub **t, int k, double hz,
-                       double *rd)
+static double read_times(const struct an_call *c, const struct an_sub **t, int k, double hz,
+                         double *rd)
 {
     double span = 0;
     int64_t but_last = 0;
@@ -353,6 +353,28 @@ static void read_times(const struct an_call *c, const struct an_sub **t, int k, 
     for (int i = 0; i + 1 < k; i++)
         rd[i] = span > 0 ? total * rd[i] / span : read_ns(t[i]->bytes, c->rcrc);
     rd[k - 1] = read_ns(t[k - 1]->bytes, c->rcrc);
+    return span > 0 ? total / span : 1;
+}
+
+/* The share of each block's reading `rd` within which the code needs all
+ * of it: from its first touch to the first touch of its tail page
+ * (GUARD_TAIL), on the trace's clock scaled as read_times scaled it; 1
+ * where the tail was not seen (a block read once, front to back, needs its
+ * last byte at the end of its reading). The ordinary benchmark reading
+ * each 1 MiB block in 64 passes needs it whole within the first: played
+ * out as read once, 2.9 ms per call were predicted saved at 2 x 1 and 1
+ * Gbit/s where the tuned run lost 0.5 ms (the rank reading the remote
+ * block first waited for all of it, then did its 64 passes). */
+static void need_shares(const struct an_sub **t, int k, double hz, double scale, const double *rd,
+                        double *nf)
+{
+    for (int i = 0; i < k; i++) {
+        nf[i] = 1;
+        if (t[i]->tail_tsc <= 0 || t[i]->tail_tsc < t[i]->tsc || rd[i] <= 0)
+            continue;
+        double tail = (double)(t[i]->tail_tsc - t[i]->tsc) / hz * 1e9 * scale;
+        nf[i] = fmin(1, tail / rd[i]);
+    }
 }
 
 /* A reader that starts a remote block at `now`, before its last piece
@@ -382,7 +404,8 @@ static double stream_faults(double now, double arrived, double piece_rd, double 
  * Chunked: a chunk is read once it has landed whole. Returns when the
  * reading ends, from return. */
 static double own_reads_end(const struct an_call *c, const struct an_sub **t, const double *rd,
-                            int k, double rate, double tcomm, double share, double fault_ns)
+                            const double *nf, int k, double rate, double tcomm, double share,
+                            double fault_ns)
 {
     double now = work_end(0, isinf(c->tcurc_ns) ? 0 : c->tcurc_ns, tcomm, share), arrived = 0;
     for (int i = 0; i < k; i++) {
@@ -395,15 +418,19 @@ static double own_reads_end(const struct an_call *c, const struct an_sub **t, co
             now = work_end(fmax(now, arrived), rd[i], tcomm, share);
             continue;
         }
+        /* The block is needed whole within need_rd of its reading; the
+         * rest of it needs no more of its data (need_shares). */
+        double need_rd = rd[i] * nf[i], rest = rd[i] - need_rd;
         int64_t piece = t[i]->bytes < PIECES_DEFAULT_BYTES ? t[i]->bytes : PIECES_DEFAULT_BYTES;
-        double piece_rd = t[i]->bytes > 0 ? rd[i] * (double)piece / (double)t[i]->bytes : 0;
+        double piece_rd = t[i]->bytes > 0 ? need_rd * (double)piece / (double)t[i]->bytes : 0;
         /* While the communication is in flight the reading runs at 1 - share
          * of its pace (work_end): that decides whether it catches up. */
         double paced_rd = work_end(now, piece_rd, tcomm, share) - now;
         double faults = piece > 0 ? stream_faults(now, arrived, paced_rd, (double)piece / rate * 1e9,
                                                   (t[i]->bytes + piece - 1) / piece)
                                   : 0;
-        now = fmax(work_end(now, rd[i], tcomm, share), work_end(arrived, piece_rd, tcomm, share)) +
+        now = fmax(work_end(now, rd[i], tcomm, share),
+                   work_end(arrived, piece_rd + rest, tcomm, share)) +
               faults * fault_ns;
     }
     return now;
@@ -464,10 +491,11 @@ double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, i
     if (remote == 0)
         return cap > 0 ? cap : 0;          /* nothing to wait for */
     const struct an_sub **t = malloc((size_t)n * sizeof *t);
-    double *rd = malloc((size_t)n * sizeof *rd);
-    if (!t || !rd) {
+    double *rd = malloc((size_t)n * sizeof *rd), *nf = malloc((size_t)n * sizeof *nf);
+    if (!t || !rd || !nf) {
         free(t);
         free(rd);
+        free(nf);
         return NAN;
     }
     int k = 0;
@@ -477,13 +505,14 @@ double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, i
             t[k++] = &subs[i];
     qsort(t, (size_t)k, sizeof *t, an_sub_by_ord);
     if (k > 0)
-        read_times(c, t, k, r->tsc_hz, rd);
+        need_shares(t, k, r->tsc_hz, read_times(c, t, k, r->tsc_hz, rd), rd, nf);
     for (int i = 0; i < k; i++)
         plain_reads += rd[i];
-    double end = own_reads_end(c, t, rd, k, (double)remote / (tcomm * 1e-9), tcomm, share,
+    double end = own_reads_end(c, t, rd, nf, k, (double)remote / (tcomm * 1e-9), tcomm, share,
                                r->fault_ns > 0 ? r->fault_ns : 0);
     free(t);
     free(rd);
+    free(nf);
     double need = first_unread_need(c, subs, n, r->tsc_hz);
     double own = isinf(need) ? tcomm + plain_reads - end - c->tinit_ns
                              : own_with_need(tcomm, plain_reads, end, need, c->tinit_ns);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Reading the merged trace database (docs/schema.md, versions 1 to 4).
+ * Reading the merged trace database (docs/schema.md, versions 1 to 5).
  *
  * The database is opened read-only and checked before anything is read:
- * every table must exist and meta.schema_version must be 1 to 4, so a wrong or
+ * every table must exist and meta.schema_version must be 1 to 5, so a wrong or
  * empty file gives one clear line instead of half an analysis.
  */
 #include "analyzer.h"
@@ -93,9 +93,10 @@ static int check_schema(struct an_trace *t, char *err, size_t errlen)
      * carry no communicator shape, so a code address used on several
      * communicators is one site there: still readable. */
     /* Version 2 lacks run.machine_ranks and machine_cpus: not counted.
-     * Version 3 lacks run.mprotect_page_ns and retouch_ns: 0. */
+     * Version 3 lacks run.mprotect_page_ns and retouch_ns: 0.
+     * Version 4 lacks touch.tail_tsc: no tails seen. */
     if (strcmp(ver, "1") != 0 && strcmp(ver, "2") != 0 && strcmp(ver, "3") != 0 &&
-        strcmp(ver, "4") != 0)
+        strcmp(ver, "4") != 0 && strcmp(ver, "5") != 0)
         return terr(t, err, errlen, "trace schema_version %s, this analyzer reads versions 1 to %d",
                     ver, TNBC_SCHEMA_VERSION);
     t->schema_version = ver[0] - '0';
@@ -675,6 +676,7 @@ static void read_sub(struct an_sub *u, sqlite3_stmt *st)
     u->ord = sqlite3_column_int64(st, 4);
     u->tsc = sqlite3_column_int64(st, 5);
     u->need = sqlite3_column_type(st, 5) != SQLITE_NULL && is_need(how);
+    u->tail_tsc = u->touched ? sqlite3_column_int64(st, 7) : 0;   /* NULL: 0 */
 }
 
 /* Rows come call by call (sorted by idx within a call): each call's rows
@@ -719,13 +721,15 @@ static int batch_add(const struct an_trace *t, struct sub_batch *b, struct an_ca
 static int load_subs(struct an_trace *t, struct an_site *s, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (prepare_site(t, s,
-                     "SELECT s.call_id, s.idx, s.bytes, s.guard, t.ord, t.tsc, t.how "
-                     "FROM call c JOIN submsg s ON s.call_id=c.call_id AND s.side='recv' "
-                     "LEFT JOIN touch t ON t.call_id=s.call_id AND t.side='recv' AND "
-                     "t.idx=s.idx WHERE c.site=?1 AND c.op=?2 AND c.rank IN (SELECT rank "
-                     "FROM run WHERE mode='trace') ORDER BY c.rank, c.invocation, c.call_id, s.idx",
-                     &st, err, errlen) < 0)
+    char sql[640];
+    snprintf(sql, sizeof sql,
+             "SELECT s.call_id, s.idx, s.bytes, s.guard, t.ord, t.tsc, t.how, %s "
+             "FROM call c JOIN submsg s ON s.call_id=c.call_id AND s.side='recv' "
+             "LEFT JOIN touch t ON t.call_id=s.call_id AND t.side='recv' AND "
+             "t.idx=s.idx WHERE c.site=?1 AND c.op=?2 AND c.rank IN (SELECT rank "
+             "FROM run WHERE mode='trace') ORDER BY c.rank, c.invocation, c.call_id, s.idx",
+             t->schema_version >= 5 ? "t.tail_tsc" : "NULL");
+    if (prepare_site(t, s, sql, &st, err, errlen) < 0)
         return -1;
     int rc, hint = 0;
     struct sub_batch b = {.site = s};
@@ -740,7 +744,8 @@ static int load_subs(struct an_trace *t, struct an_site *s, char *err, size_t er
             continue; /* cannot happen: same filter as load_calls */
         int idx = sqlite3_column_int(st, 1);
         if (!bytes_sane(sqlite3_column_int64(st, 2), 0) ||
-            (sqlite3_column_type(st, 5) != SQLITE_NULL && !ticks_sane(sqlite3_column_int64(st, 5)))) {
+            (sqlite3_column_type(st, 5) != SQLITE_NULL && !ticks_sane(sqlite3_column_int64(st, 5))) ||
+            (sqlite3_column_type(st, 7) != SQLITE_NULL && !ticks_sane(sqlite3_column_int64(st, 7)))) {
             sqlite3_finalize(st);
             free(b.subs);
             return terr(t, err, errlen, "call %lld: receive sub-message %d: its bytes or its "

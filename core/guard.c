@@ -388,6 +388,12 @@ static int open_ready_pages_of(struct tnbc_guard *g, int s, uintptr_t page)
         a += page_size;
     if (b > a && !page_ready(g, b - page_size))
         b -= page_size;
+    uintptr_t tail = g->tail ? atomic_load(&g->tail[s]) : 0;
+    if (tail > a && tail < b && page != tail) {     /* its tail stays closed */
+        if (open_range(g, a, tail) != 0 || open_range(g, tail + page_size, b) != 0)
+            return 0;
+        return a <= page && page < b;
+    }
     if (a >= b || open_range(g, a, b) != 0)   /* refused: the fault path tries again */
         return 0;
     return a <= page && page < b;
@@ -471,6 +477,9 @@ static int expose_touched(struct tnbc_guard *g, int s, void *arg)
 {
     struct touch_arg *t = arg;
     expose(g, s, t->ev, TNBC_REL_DONE, t->tick);
+    uintptr_t tail = t->page;
+    if (g->tail && atomic_compare_exchange_strong(&g->tail[s], &tail, 0))
+        g->hook(g, s, TNBC_EV_TAIL, TNBC_REL_DONE, t->tick);
     t->page_opened |= open_ready_pages_of(g, s, t->page);
     return 0;
 }
@@ -945,6 +954,8 @@ static void free_arrays(struct tnbc_guard *g)
     free(g->cover);
     free(g->alone);
     free((void *)g->page_rearms);
+    free((void *)g->tail);
+    g->tail = NULL;
     g->alone = NULL;
     g->order = NULL;
     g->open = NULL;
@@ -1008,6 +1019,27 @@ static void mark_interleaved(struct tnbc_guard *g)
     }
 }
 
+/* GUARD_TAIL: each closed sub-message's last whole page, where it has
+ * another whole page before it. Needs g->open and g->interleaved. 0, or
+ * -1 when out of memory. */
+static int mark_tails(struct tnbc_guard *g)
+{
+    int n = g->layout->nsub;
+    if (!(g->flags & GUARD_TAIL) || g->interleaved)
+        return 0;
+    _Atomic uintptr_t *tail = calloc((size_t)n, sizeof *tail);
+    if (!tail)
+        return -1;
+    for (int s = 0; s < n; s++) {
+        uintptr_t first = tnbc_page_up(sub_start(g, s)), last = tnbc_page_down(sub_end(g, s));
+        if (!atomic_load(&g->open[s]) && last >= first + 2 * page_size &&
+            last - page_size >= g->lo && last <= g->hi)
+            atomic_store(&tail[s], last - page_size);
+    }
+    g->tail = tail;
+    return 0;
+}
+
 /* Protects [lo, hi) but for the whole pages of sub-messages open at arm
  * (g->landed) that no closed one meets: replay's own block of an alltoall,
  * copied in before arming, is half the buffer at 2 ranks, and protecting
@@ -1055,6 +1087,7 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     g->open = NULL;
     g->cover = NULL;
     g->page_rearms = NULL;
+    g->tail = NULL;
     g->alone = NULL;
     g->refused = NULL;
     atomic_store(&g->faults, 0);
@@ -1088,13 +1121,18 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     if (mark_alone(g) != 0)
         goto fail;
     mark_interleaved(g);
+    if (mark_tails(g) != 0)
+        goto fail;
     atomic_store(&g->lock, 0);
     atomic_store(&g->obj.pins, 0);
     if (tnbc_range_insert(g->lo, g->hi, &g->obj) != 0)
         goto fail;               /* overlaps a live guard */
     if ((g->flags & GUARD_KEYS) && g->closed_prot == PROT_NONE && !g->interleaved && !g->landed &&
-        tnbc_gkeys_arm(g))
+        tnbc_gkeys_arm(g)) {
+        free((void *)g->tail);      /* no page of it is closed yet: nobody faults */
+        g->tail = NULL;
         tnbc_gkeys_set(g, g->lo, g->hi, 0, NULL);    /* closed for this thread */
+    }
     else if (protect_closed(g) != 0) {
         /* A failed mprotect may have closed part of the range: open it
          * again before anyone can fault on it with no guard to answer. */

@@ -44,6 +44,7 @@ enum tnbc_guard_event {
     TNBC_EV_WRITE,      /* first touch by a store */
     TNBC_EV_ACCESS,     /* first touch, kind unknown */
     TNBC_EV_RELEASE,    /* guard lifted without a touch; see reason */
+    TNBC_EV_TAIL,       /* GUARD_TAIL: first touch of the sub's tail page */
 };
 
 enum tnbc_release_reason {
@@ -87,6 +88,15 @@ enum tnbc_sub_cover {
  * (the trace's receive side; guard_keys.h): the arming thread's first
  * touches fault without an mprotect per arm, opening and lift. */
 #define GUARD_KEYS 16u
+/* Also report when the code first needs a sub-message's end (the trace's
+ * receive side): after its first touch, the last page only it fills stays
+ * closed, and the first touch there is reported (TNBC_EV_TAIL, one fault
+ * more per sub-message). A code that reads a block in several passes needs
+ * all of it within the first: its first touch and the next block's say
+ * when it started and how long it worked on it, not how soon it needed
+ * the block's last byte. Not where the guard is keyed or its sub-messages
+ * interleave; a sub-message needs two whole pages of its own. */
+#define GUARD_TAIL 32u
 
 /* closed_prot for pages left readable and writable but given the memory
  * protection key of tnbc_guard_use_pkey: every thread whose key rights
@@ -126,6 +136,9 @@ struct tnbc_guard {
                                           0 free, 1 held, 2 held and a
                                           thread may sleep on it (guard.c) */
     atomic_int *page_rearms;           /* per protected page: single steps */
+    /* GUARD_TAIL: per sub, its tail page while not yet touched, else 0
+     * (NULL: no tails). */
+    _Atomic uintptr_t *tail;
     /* Trace: per sub, 1 when it has a protected page no other sub-message
      * shares, so its first touch is seen there: a shared page need not be
      * single-stepped for its sake (TNBC_TRACE_EXACT=1 steps anyway). */

@@ -9,7 +9,7 @@
 /* The schema, embedded from core/tracedb_schema.sql at build time. */
 extern const char tnbc_schema_sql[];
 
-enum stmt_id { S_META, S_RUN, S_FINISHED, S_CALL, S_WAIT, S_SUB, S_TOUCH, S_SITE, S_FIDELITY, S_COUNT };
+enum stmt_id { S_META, S_RUN, S_FINISHED, S_CALL, S_WAIT, S_SUB, S_TOUCH, S_TAIL, S_SITE, S_FIDELITY, S_COUNT };
 
 static const char *const stmt_sql[S_COUNT] = {
     [S_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
@@ -28,6 +28,7 @@ static const char *const stmt_sql[S_COUNT] = {
               " VALUES (?1,?2,?3,?4,?5,?6,?7)",
     [S_TOUCH] = "INSERT OR IGNORE INTO touch(call_id, side, idx, ord, tsc, how)"
                 " VALUES (?1,?2,?3,?4,?5,?6)",
+    [S_TAIL] = "UPDATE touch SET tail_tsc = ?4 WHERE call_id = ?1 AND side = ?2 AND idx = ?3",
     [S_SITE] = "INSERT OR REPLACE INTO site(rank, site, module, offset, symbol, op, calls,"
                " traced, total_ns, bytes, comm_shape, fallback)"
                " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
@@ -208,6 +209,16 @@ int tnbc_db_touch(struct tnbc_db *db, int64_t call_id, const char *side, int idx
     sqlite3_bind_int64(s, 5, tsc);
     TXT(s, 6, how);
     return step(db, S_TOUCH);
+}
+
+int tnbc_db_touch_tail(struct tnbc_db *db, int64_t call_id, const char *side, int idx, int64_t tsc)
+{
+    sqlite3_stmt *s = db->st[S_TAIL];
+    sqlite3_bind_int64(s, 1, call_id);
+    TXT(s, 2, side);
+    sqlite3_bind_int(s, 3, idx);
+    sqlite3_bind_int64(s, 4, tsc);
+    return step(db, S_TAIL);
 }
 
 int tnbc_db_site(struct tnbc_db *db, const struct tnbc_site_row *r)

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#define TNBC_SCHEMA_VERSION 4
+#define TNBC_SCHEMA_VERSION 5
 
 struct tnbc_db;
 
@@ -55,6 +55,8 @@ int tnbc_db_submsg(struct tnbc_db *db, int64_t call_id, const char *side, int id
 /* ord < 0 stores NULL (a release). */
 int tnbc_db_touch(struct tnbc_db *db, int64_t call_id, const char *side, int idx,
                   int ord, int64_t tsc, const char *how);
+/* The first touch of the sub-message's tail page (GUARD_TAIL), on its row. */
+int tnbc_db_touch_tail(struct tnbc_db *db, int64_t call_id, const char *side, int idx, int64_t tsc);
 int tnbc_db_site(struct tnbc_db *db, const struct tnbc_site_row *s);
 
 /* What a traced call's trace could not measure cleanly (table fidelity). */

@@ -78,6 +78,9 @@ CREATE TABLE IF NOT EXISTS touch (
     ord     INTEGER,                     -- first-touch order (0 = first); NULL for releases
     tsc     INTEGER NOT NULL,
     how     TEXT    NOT NULL,            -- 'read', 'write', 'access' or 'release:<why>'
+    tail_tsc INTEGER,                    -- first touch of its last whole page, where the
+                                         -- trace kept it closed after the first touch
+                                         -- (schema 5); NULL: not seen
     PRIMARY KEY (call_id, side, idx)
 );
 CREATE INDEX IF NOT EXISTS call_by_site ON call (site, rank, invocation);

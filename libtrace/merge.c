@@ -63,8 +63,8 @@ static const char merge_sql[] =
     " block_bytes, nsub, chunks, entry_tsc, return_tsc, wait_ns FROM src.call;"
     "INSERT INTO submsg SELECT call_id + (SELECT n FROM shift), side, idx, peer, addr_offset,"
     " bytes, guard FROM src.submsg;"
-    "INSERT INTO touch SELECT call_id + (SELECT n FROM shift), side, idx, ord, tsc, how"
-    " FROM src.touch;";
+    "INSERT INTO touch SELECT call_id + (SELECT n FROM shift), side, idx, ord, tsc, how,"
+    " tail_tsc FROM src.touch;";
 
 /* Rank databases written before the fidelity table existed have none. */
 static const char merge_fidelity_sql[] =

@@ -150,7 +150,7 @@ static void on_guard_event(struct tnbc_guard *g, int sub, enum tnbc_guard_event 
     struct traced_call *tc = g->user;
     struct touch_event e = {
         .call = tc, .side = g == &tc->guard[SEND] ? SEND : RECV, .sub = sub,
-        .ord = ev == TNBC_EV_RELEASE ? -1 : atomic_fetch_add(&tc->next_ord, 1),
+        .ord = ev == TNBC_EV_RELEASE || ev == TNBC_EV_TAIL ? -1 : atomic_fetch_add(&tc->next_ord, 1),
         .tick = tick, .ev = (unsigned char)ev, .why = (unsigned char)why,
     };
     event_ring_push(&e);
@@ -164,6 +164,10 @@ static void store_event(const struct touch_event *e, void *arg)
     struct traced_call *tc = e->call;
     char release[32];
     (void)arg;
+    if (e->ev == TNBC_EV_TAIL) {      /* after its first touch's row, in ring order */
+        tnbc_db_touch_tail(T.db, tc->call_id, side_name[e->side], e->sub, (int64_t)e->tick);
+        return;
+    }
     if (e->ev == TNBC_EV_RELEASE) {
         /* Pages released because the trace ended, or because a neighbour was
          * touched past the re-arm limit, say nothing about the program. */
@@ -386,8 +390,8 @@ static void arm(struct traced_call *tc, int side, struct site_stats *st)
     g->layout = side == RECV ? &tc->layout.recv : &tc->layout.send;
     g->closed_prot = side == RECV ? PROT_NONE : PROT_READ;
     g->flags = GUARD_PRETOUCH;      /* the program's reads keep their pace */
-    if (side == RECV)
-        g->flags |= GUARD_KEYS;     /* where keys work: no mprotect per call */
+    if (side == RECV)   /* where keys work: no mprotect per call; else the tails */
+        g->flags |= GUARD_KEYS | GUARD_TAIL;
     if (st->stepped >= T.step_calls)
         g->flags |= GUARD_NO_STEP;
     g->hook = on_guard_event;

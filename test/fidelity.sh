@@ -25,7 +25,7 @@ traced() {
     local name=$1 np=$2; shift 2
     rm -rf "$W/$name.d" "$W/$name.db"
     local pass=() v
-    for v in TNBC_TRACE_EXACT TNBC_TRACE_SEND ACCESS_ORDER_CURC_US; do [[ -n "${!v:-}" ]] && pass+=(-x "$v"); done
+    for v in TNBC_TRACE_EXACT TNBC_TRACE_SEND TNBC_TRACE_KEYS ACCESS_ORDER_CURC_US; do [[ -n "${!v:-}" ]] && pass+=(-x "$v"); done
     t_mpirun "$np" -x LD_PRELOAD="$LIB" -x TNBC_TRACE_DIR="$W/$name.d" "${pass[@]}" "$@" \
         > "$W/$name.out" 2>&1 || { cat "$W/$name.out"; return 1; }
     "$B/bin/tnbc-merge" "$W/$name.db" "$W/$name.d" &&
@@ -137,6 +137,34 @@ check_heavy_steps() {
     grep -q '^  # confidence 0\.[0-4]' "$W/ex.profile" || { cat "$W/ex.profile"; return 1; }
 }
 
+# Tail pages (docs/trace.md): a code that reads each 256 KiB block 32
+# times over needs all of it within its first pass; read once, only at the
+# end of its reading. The median, over the blocks read before another, of
+# the share of a block's reading (its first touch to the next block's)
+# after which its tail page was first touched. mprotect, where tails are
+# recorded (TNBC_TRACE_KEYS=0: no protection keys).
+tail_share() {
+    /usr/bin/python3 - "$W/$1.db" <<'PY'
+import sqlite3, statistics, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT t.call_id, t.ord, t.tsc, t.tail_tsc FROM touch t JOIN call c "
+                  "USING (call_id) WHERE c.op = 'alltoall' AND t.side = 'recv' "
+                  "AND t.ord IS NOT NULL ORDER BY t.call_id, t.ord").fetchall()
+shares = [(a[3] - a[2]) / (b[2] - a[2]) for a, b in zip(rows, rows[1:])
+          if a[0] == b[0] and b[1] == a[1] + 1 and a[3] is not None and b[2] > a[2]]
+print(f"{statistics.median(shares):.3f} ({len(shares)} blocks)" if shares else "none")
+PY
+}
+check_tails() {
+    local many once
+    TNBC_TRACE_KEYS=0 traced tl 2 "$B/bench/ordinary" --iters 12 --block 262144 --passes 32 || return 1
+    TNBC_TRACE_KEYS=0 traced t1 2 "$B/bench/ordinary" --iters 12 --block 262144 --passes 1 || return 1
+    many=$(tail_share tl) once=$(tail_share t1)
+    echo "tail at ${many} of a block's reading in 32 passes, ${once} in one"
+    [[ $many != none && $once != none ]] &&
+        within "${many%% *}" 1 0 0.25 && within "${once%% *}" 1 0.6 1.0
+}
+
 echo "fidelity: $(nproc) cores, library $LIB"
 t_run "RCRC, blocks sharing pages (64 KiB at +24 B)" check_rate un --block 65536
 t_run "RCRC, page-aligned blocks (64 KiB)" check_rate al --block 65536 --aligned
@@ -146,6 +174,7 @@ t_run "TCURC when fresh threads read the data" check_threads
 t_run "TCURC as tnbc auto learns it" check_auto_curc
 t_run "no single step where blocks have pages of their own" check_no_steps
 t_run "heavy single-stepping: low confidence, site off" check_heavy_steps
+t_run "tail pages: a block read in 32 passes is needed whole in its first" check_tails
 t_run "confidence rule on hand-made traces" /usr/bin/python3 test/fidelity_confidence.py \
     "$B/bin/tnbc-analyze" "$W"
 t_summary

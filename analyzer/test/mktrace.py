@@ -13,7 +13,7 @@ SCHEMA = os.path.join(ROOT, "core", "tracedb_schema.sql")
 
 
 class Trace:
-    def __init__(self, path, schema_version="4", hz=1e9):
+    def __init__(self, path, schema_version="5", hz=1e9):
         if os.path.exists(path):
             os.remove(path)
         self.path, self.hz = path, hz
@@ -47,7 +47,8 @@ class Trace:
     def call(self, rank, site, op, comm_size, block_bytes, subs, entry_ns, return_ns,
              send_bytes=None, invocation=None, chunks=0, root=-1, comm_rank=None,
              recv_bytes=None, offsets=None):
-        """subs: list of (idx, bytes, guard, ord or None, touch_ns or None, how);
+        """subs: list of (idx, bytes, guard, ord or None, touch_ns or None, how
+        [, tail_ns]): tail_ns, the first touch of its tail page (schema 5);
         offsets: each sub's byte offset in the buffer (default: one after
         another, in the list's order)."""
         cid = self.next_id
@@ -63,27 +64,34 @@ class Trace:
             (cid, rank, site, inv, op, comm_size, rank if comm_rank is None else comm_rank,
              root, 1, 1, sb, rb, block_bytes, len(subs), chunks, t(entry_ns), t(return_ns), 0))
         at = 0
-        for i, (idx, nbytes, guard, ordv, tns, how) in enumerate(subs):
+        for i, sub in enumerate(subs):
+            idx, nbytes, guard, ordv, tns, how = sub[:6]
+            tail = sub[6] if len(sub) > 6 else None
             off = offsets[i] if offsets is not None else at
             at += nbytes
             self.db.execute("INSERT INTO submsg VALUES (?,?,?,?,?,?,?)",
                             (cid, "recv", idx, -1 if chunks else idx, off, nbytes, guard))
             if tns is not None:
-                self.db.execute("INSERT INTO touch VALUES (?,?,?,?,?,?)",
-                                (cid, "recv", idx, ordv, t(tns), how))
+                self.db.execute("INSERT INTO touch(call_id, side, idx, ord, tsc, how, tail_tsc) "
+                                "VALUES (?,?,?,?,?,?,?)",
+                                (cid, "recv", idx, ordv, t(tns), how,
+                                 None if tail is None else t(tail)))
         return cid
 
     def ordered_call(self, rank, site, op, comm_size, block_bytes, order, entry_ns, return_ns,
-                     first_ns, gap_ns, guard="guarded", **kw):
+                     first_ns, gap_ns, guard="guarded", tails=None, **kw):
         """A call whose blocks are touched in `order`, the first at first_ns after
-        the return and then one every gap_ns; blocks not in `order` untouched."""
+        the return and then one every gap_ns; blocks not in `order` untouched.
+        tails: {block: ns after its first touch that its tail page is touched}."""
         n = kw.pop("nsub", comm_size)
+        tails = tails or {}
         pos = {b: i for i, b in enumerate(order)}
         subs = []
         for idx in range(n):
             if idx in pos:
-                subs.append((idx, block_bytes, guard, pos[idx],
-                             return_ns + first_ns + pos[idx] * gap_ns, "read"))
+                at = return_ns + first_ns + pos[idx] * gap_ns
+                subs.append((idx, block_bytes, guard, pos[idx], at, "read",
+                             at + tails[idx] if idx in tails else None))
             else:
                 subs.append((idx, block_bytes, guard, None, None, None))
         return self.call(rank, site, op, comm_size, block_bytes, subs, entry_ns, return_ns, **kw)

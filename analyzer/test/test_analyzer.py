@@ -298,7 +298,7 @@ def test_play_out_reads_each_block_at_its_own_pace():
           what="each block read at its own pace")
 
 
-def stream_trace(name, first_ns, fault_ns):
+def stream_trace(name, first_ns, fault_ns, tail_ns=None):
     # 2 ranks, 1 MiB blocks, Tcomm 1 ms: the remote block streams in as 32
     # pieces of 32 KiB, one every 31.25 us. Each rank reads the remote block
     # first_ns after its return, then its own 100 us later (RCRC 1 MiB per
@@ -307,7 +307,8 @@ def stream_trace(name, first_ns, fault_ns):
     t.runs(2, copy_bw=2 * MB / 2e-6, fault_ns=fault_ns)
     for inv in range(2):
         for r in range(2):
-            t.ordered_call(r, SITE, "alltoall", 2, MB, [1 - r, r], 0, TCOMM, first_ns, 100_000)
+            t.ordered_call(r, SITE, "alltoall", 2, MB, [1 - r, r], 0, TCOMM, first_ns, 100_000,
+                           tails=None if tail_ns is None else {1 - r: tail_ns})
     t.site(0, SITE, "alltoall", 50, 2)
     t.close()
     return site_of(analyze(db(name)), "alltoall")["model"]
@@ -328,6 +329,23 @@ def test_play_out_streamed_block_faults_per_piece():
     late0, late1 = stream_trace("late0", 1_500_000, 0), stream_trace("late1", 1_500_000, 1000)
     close(late0["saving_call_ns"] - late1["saving_call_ns"], 2 * 1000,
           what="read after it arrived: Tinit's faults only")
+
+
+def test_play_out_block_needed_whole_at_its_tail():
+    # As above, but the code needs the remote block's last page 10 us after
+    # its first touch (the trace's tail page: a first pass over the block,
+    # then 90 us more on it): the block must be there whole by then. It
+    # arrives at 1 ms; the first pass ends one piece's 0.3125 us later, the
+    # other 90 us of work on it follow, then the own block's 100 us: 1.1903
+    # ms against the plain run's 1.2. Read once, front to back (tail at the
+    # end of its 100 us, or not seen), the reading hides 100 - 3.125 us.
+    tail = stream_trace("tail10", 0, 0, tail_ns=10_000)
+    close(tail["saving_call_ns"], 100_000 - 90_000 - 312.5 - tail["tinit_ns"],
+          what="needed whole 10 us into its reading")
+    once = stream_trace("tail100", 0, 0, tail_ns=100_000)
+    close(once["saving_call_ns"], 100_000 - 3125 - once["tinit_ns"], what="tail at the end")
+    check(tail["tcurc_ns"] == once["tcurc_ns"] and tail["rcrc"] == once["rcrc"],
+          "the tail changes the play-out, not the terms")
 
 
 def test_slowest_rank_lower_median_of_two_calls():
@@ -915,8 +933,8 @@ def test_bad_trace_missing_table():
 
 
 def test_bad_trace_schema_version():
-    msg = bad_trace("v5", sql("UPDATE meta SET value='5' WHERE key='schema_version';"))
-    check("schema_version 5" in msg and "versions 1 to 4" in msg, msg)
+    msg = bad_trace("v6", sql("UPDATE meta SET value='6' WHERE key='schema_version';"))
+    check("schema_version 6" in msg and "versions 1 to 5" in msg, msg)
 
 
 def test_bad_trace_empty_file():
@@ -1446,12 +1464,12 @@ def test_report_with_profile_and_errors():
     check(r.returncode == 0 and "  trial: off by the model's timing alone; a trial run "
           "(TNBC_REPLAY_TRIAL=1) runs it early on half its calls" in r.stdout,
           r.stdout + r.stderr)
-    t = mktrace.Trace(db("rep2v"), schema_version="5")
+    t = mktrace.Trace(db("rep2v"), schema_version="6")
     t.runs(1)
     t.close()
     r = subprocess.run([REPORT, db("rep2v"), "-o", out], capture_output=True, text=True,
                        timeout=60)
-    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "schema_version 5" in r.stderr,
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "schema_version 6" in r.stderr,
           r.stderr)
     bad = os.path.join(TMP, "bad.profile")
     with open(bad, "w") as f:

@@ -976,6 +976,45 @@ static void test_two_threads(void **state)
         assert_int_equal(seen[i], 1);
 }
 
+/* GUARD_TAIL: a sub-message's first touch opens its pages but the last
+ * whole page only it fills; the first touch there is reported once
+ * (TNBC_EV_TAIL) and opens it. Sub 0: pages 0-3, sub 1: pages 4-7, sub 2:
+ * 1.5 pages (8-9.5: one whole page, no tail). A first touch on the tail
+ * page itself reports both at once. */
+static void test_tail_page(void **state)
+{
+    (void)state;
+    reclaim();
+    char *b = map_pages(10);
+    even_layout(b, 3, 4 * ps);
+    F.sub[2].bytes = 3 * ps / 2;
+    F.lay.span = F.lay.bytes = 9 * ps + ps / 2;
+    setup_guard(&F.g, &F.lay, PROT_NONE, GUARD_TAIL);
+    assert_true(tnbc_guard_arm(&F.g) > 0);
+    assert_int_equal(rd(b + ps + 5), pattern(ps + 5));          /* sub 0, page 1 */
+    expect_event(0, 0, TNBC_EV_READ, 0);
+    assert_int_equal(atomic_load(&nev), 1);
+    assert_int_equal(prot_at(b), RW);
+    assert_int_equal(prot_at(b + 2 * ps), RW);
+    assert_int_equal(prot_at(b + 3 * ps), PROT_NONE);            /* its tail */
+    assert_int_equal(prot_at(b + 4 * ps), PROT_NONE);            /* sub 1 */
+    assert_int_equal(rd(b + 3 * ps + 7), pattern(3 * ps + 7));
+    expect_event(1, 0, TNBC_EV_TAIL, 0);
+    assert_int_equal(atomic_load(&nev), 2);
+    assert_int_equal(prot_at(b + 3 * ps), RW);
+    (void)rd(b + 3 * ps + 9);                                    /* once */
+    assert_int_equal(atomic_load(&nev), 2);
+    assert_int_equal(rd(b + 7 * ps), pattern(7 * ps));           /* sub 1 at its tail */
+    expect_event(2, 1, TNBC_EV_READ, 0);
+    expect_event(3, 1, TNBC_EV_TAIL, 0);
+    assert_true(evs[3].tick == evs[2].tick);
+    for (int p = 4; p < 8; p++)
+        assert_int_equal(prot_at(b + (size_t)p * ps), RW);
+    (void)rd(b + 8 * ps);                                        /* sub 2: no tail */
+    expect_event(4, 2, TNBC_EV_READ, 0);
+    assert_int_equal(atomic_load(&nev), 5);
+}
+
 /* A fault handler that looked a guard up and then waited (in its hook,
  * for data) past that guard's lift must not open the pages afterwards:
  * by then a later guard (the next call on the same buffer) may have
@@ -1398,6 +1437,7 @@ int main(void)
         T(test_aliased_send_subs),
         T(test_two_threads),
         T(test_late_handler_after_lift),
+        T(test_tail_page),
         T(test_measure_costs),
         T(test_memory_kinds),
         T(test_memory_huge_pages),
