@@ -7,6 +7,7 @@
 #define TNBC_FUTEX_H
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -22,6 +23,20 @@ static inline void tnbc_futex_wait(void *word, unsigned expected)
 static inline void tnbc_futex_wake(void *word, int n)
 {
     syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+/* A one-shot flag (0, then 1 for good: a sub-message landed, a call's
+ * steps started): setting it wakes every waiter. */
+static inline void tnbc_flag_set(atomic_uint *flag)
+{
+    atomic_store(flag, 1);
+    tnbc_futex_wake(flag, INT_MAX);
+}
+
+static inline void tnbc_flag_wait(atomic_uint *flag)
+{
+    while (!atomic_load(flag))
+        tnbc_futex_wait(flag, 0);
 }
 
 #endif

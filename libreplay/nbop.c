@@ -289,17 +289,9 @@ void nbop_free(struct nbop *op)
     free(op);
 }
 
-void nbop_sub_complete(struct nbop *op, int sub)
-{
-    atomic_store(&op->sub_done[sub], 1);
-    tnbc_futex_wake(&op->sub_done[sub], INT_MAX);
-}
+void nbop_sub_complete(struct nbop *op, int sub) { tnbc_flag_set(&op->sub_done[sub]); }
 
-void nbop_wait_sub(struct nbop *op, int sub)
-{
-    while (!atomic_load(&op->sub_done[sub]))
-        tnbc_futex_wait(&op->sub_done[sub], 0);
-}
+void nbop_wait_sub(struct nbop *op, int sub) { tnbc_flag_wait(&op->sub_done[sub]); }
 
 void nbop_set_state(struct nbop *op, enum nbop_state from, enum nbop_state to)
 {

@@ -8,7 +8,6 @@
 #include "land.h"
 
 #include <assert.h>
-#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -198,11 +197,7 @@ static void complete(struct nbop *op)
     pthread_mutex_unlock(&P.mu);
 }
 
-void progress_wait_started(struct nbop *op)
-{
-    while (!atomic_load(&op->started))
-        tnbc_futex_wait(&op->started, 0);
-}
+void progress_wait_started(struct nbop *op) { tnbc_flag_wait(&op->started); }
 
 uint64_t progress_wait_begin(void)
 {
@@ -282,10 +277,8 @@ static void *progress_main(void *unused)
         for (struct nbop **pp = &active; *pp;) {
             struct nbop *op = *pp;
             progressed += start_steps(op, &chunk_gate);
-            if (!atomic_load(&op->started)) {
-                atomic_store(&op->started, 1);
-                tnbc_futex_wake(&op->started, INT_MAX);
-            }
+            if (!atomic_load(&op->started))
+                tnbc_flag_set(&op->started);
             progressed += test_steps(op);
             if (op->remaining == 0) {
                 *pp = op->next;
