@@ -371,8 +371,8 @@ void plan_deliver(struct nbop *op, int sub, const char *src, int edge, int in_ca
     nbop_sub_complete(op, sub);
     if (!in_call)
         tnbc_guard_open_sub(&op->guard, sub);
-    /* Last: an edge part may lie in a guarded page (one it shares with the
-     * own block, plan_source.c), which must be open when the call returns. */
+    /* Last: the call returns once its waited edge parts have landed and
+     * their pages are open. */
     if (edge && atomic_fetch_sub(&op->edges_left, 1) == 1)
         tnbc_futex_wake(&op->edges_left, INT_MAX);
 }
@@ -411,7 +411,7 @@ void nbop_step_landed(struct nbop *op, int i)
     /* Each step delivers one guard sub-message: a piece or a chunk. */
     const struct tnbc_submsg *sb = &nbop_guard_layout(op)->sub[s->sub];
     uint64_t t0 = tnbc_ticks();
-    plan_deliver(op, s->sub, op->shadow + sb->offset, s->kind == STEP_RECV && s->part != PART_BODY, 0);
+    plan_deliver(op, s->sub, op->shadow + sb->offset, s->kind == STEP_RECV && s->edge_wait, 0);
     op->land_ticks += tnbc_ticks() - t0;
     op->land_bytes += (int64_t)sb->bytes;
     activity_arrival(op, s->sub);

@@ -53,10 +53,13 @@ enum step_kind {
     STEP_TOKEN_OUT,   /* node schedule: tell the next rank of my node */
 };
 
-/* A per-source block travels as the bytes that fall in the receiver's
- * unguarded first page (head), those in its last page (tail), and the
- * rest (body) in pieces (pieces.h). Head and tail are sent first and
- * waited for before the call returns; the body is what overlaps. */
+/* A per-source block travels as the bytes that fall in its first page
+ * (head) and its last page (tail) where the receiver shares them with
+ * another block or leaves them unguarded, and the rest (body) in pieces
+ * (pieces.h). Head and tail are sent first; those in unguarded pages (the
+ * receive buffer's partial first and last page) are waited for before
+ * the call returns (step.edge_wait), those in guarded ones as any piece,
+ * by the fault handler. The body is what overlaps. */
 enum part { PART_BODY, PART_HEAD, PART_TAIL };
 
 /* What a receiver asks of each sender, exchanged when the ranks agree on
@@ -78,7 +81,9 @@ struct step {
     enum step_kind kind;
     int sub;              /* receive sub-message (a piece, for per-source
                              operations) it completes; -1 for sends */
-    int part;             /* PART_BODY, or an edge part received before return */
+    int part;             /* PART_BODY, or an edge part, sent first */
+    int edge_wait;        /* a receive the call waits for before it returns
+                             (op->edges_left): an edge part in an unguarded page */
     int gated;            /* a send that waits for the node's token */
     const char *src;      /* sends: the bytes in the caller's buffer */
     int peer;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* How one per-source block travels: its cut into pieces.
  *
- * A block is received as up to two edge parts (the bytes in the receive
- * buffer's unguarded first and last page, waited for before the call
- * returns) and a body. The body travels as pieces, each its own message
+ * A block is received as up to two edge parts (its bytes in its first
+ * and last page where the receiver leaves that page unguarded or shares
+ * it with another block: sent first, plan_source.c) and a body. The body travels as pieces, each its own message
  * and its own sub-message of the receive guard, so the program may read
  * the first piece of a block while the rest is still on the wire: the
  * model of the design (digest, "Toverlap") lets the reading follow the
@@ -30,7 +30,7 @@
 
 struct piece_cut {
     int bytes;        /* the whole block, as the receiver expects it */
-    int head, tail;   /* bytes in the unguarded first / last page */
+    int head, tail;   /* edge parts: bytes in the first / last page */
     int first;        /* bytes of the first body piece (0: no body) */
     int piece;        /* bytes of every later piece but the last */
     int typed;        /* 1: one body piece, the whole block, which the

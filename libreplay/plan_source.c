@@ -65,6 +65,37 @@ static int recv_piece(struct nbop *op, int src, enum part part, int prio, size_t
     return add_part(op, STEP_RECV, k, src, part, prio, op->shadow + offset, len);
 }
 
+/* Whether the page(s) of [a, b) hold bytes of this rank's own block. */
+static int page_holds_own(const struct nbop *op, uintptr_t a, uintptr_t b)
+{
+    const struct tnbc_layout *recv = &op->layout.recv;
+    int me = op->layout.comm_rank;
+    if (me >= recv->nsub || !recv->sub[me].bytes)
+        return 0;
+    uintptr_t oa = (uintptr_t)recv->base + recv->sub[me].offset, ob = oa + recv->sub[me].bytes;
+    return oa < tnbc_page_up(b) && ob > tnbc_page_down(a);
+}
+
+/* An edge part at `offset` of the receive buffer, `len` bytes, sent first
+ * by its sender. The call waits for it before returning where the guard
+ * leaves its page open (the buffer's partial first or last page) and where
+ * the page holds bytes of the own block, which is there at once and read
+ * first by most codes (test/replay.sh, check_own_block_first). A page it
+ * shares with another block only (cut_block) stays guarded until it lands:
+ * a code gets there later, and waits in the fault handler if the part has
+ * not landed yet. */
+static int recv_edge(struct nbop *op, int src, enum part part, int prio, size_t offset, long len)
+{
+    uintptr_t lo, hi, a = (uintptr_t)op->layout.recv.base + offset, b = a + (uintptr_t)len;
+    int guarded = tnbc_layout_whole_pages(&op->layout.recv, &lo, &hi) && a >= lo && b <= hi;
+    int wait = !guarded || page_holds_own(op, a, b);
+    if (recv_piece(op, src, part, prio, offset, len) != 0)
+        return -1;
+    op->steps[op->nsteps - 1].edge_wait = wait;
+    atomic_fetch_add(&op->edges_left, (unsigned)wait);
+    return 0;
+}
+
 /* Receive steps and pieces for the block from `src`, cut as *c says. */
 static int plan_block_recv(struct nbop *op, int src, int prio, const struct piece_cut *c)
 {
@@ -74,15 +105,14 @@ static int plan_block_recv(struct nbop *op, int src, int prio, const struct piec
     int n = pieces_count(c), rc = 0;
 
     if (c->head)
-        rc |= recv_piece(op, src, PART_HEAD, prio, sb->offset, c->head);
+        rc |= recv_edge(op, src, PART_HEAD, prio, sb->offset, c->head);
     for (int k = 0; k < n; k++) {
         long off, len;
         pieces_body(c, k, &off, &len);
         rc |= recv_piece(op, src, PART_BODY, prio, body_at + (size_t)off, len);
     }
     if (c->tail)
-        rc |= recv_piece(op, src, PART_TAIL, prio, body_at + (size_t)body, c->tail);
-    atomic_fetch_add(&op->edges_left, (unsigned)((c->head > 0) + (c->tail > 0)));
+        rc |= recv_edge(op, src, PART_TAIL, prio, body_at + (size_t)body, c->tail);
     return rc;
 }
 
@@ -177,30 +207,53 @@ static int plan_typed_recv(struct nbop *op, int src, int prio, struct piece_cut 
     return 0;
 }
 
+/* Whether block `o` of the receive layout ends inside the page holding
+ * address `a`, before it. */
+static int ends_in_page_of(const struct tnbc_layout *recv, const struct tnbc_submsg *o, uintptr_t a)
+{
+    uintptr_t ob = (uintptr_t)recv->base + o->offset + o->bytes;
+    return o->bytes && ob <= a && ob > tnbc_page_down(a);
+}
+
+/* Whether block `o` starts inside the page holding the last byte before
+ * address `b`, at or after `b`. */
+static int starts_in_page_of(const struct tnbc_layout *recv, const struct tnbc_submsg *o, uintptr_t b)
+{
+    uintptr_t oa = (uintptr_t)recv->base + o->offset;
+    return o->bytes && oa >= b && oa < tnbc_page_up(b);
+}
+
 /* The cut of the block from `src`. Its bytes in a page it shares with
- * this rank's own block travel as edge parts too, sent first and waited
- * for before the call returns, as those in the buffer's unguarded first
- * and last page are: the own block is there at once and read first by
- * most codes, and such a page would otherwise stay closed until the
- * piece holding those bytes lands, the block's last body piece when the
- * own block follows it. A user program reading its own block first
- * (malloc'd buffers, 1 MiB blocks, 2 x 1 nodes at 1 Gbit/s) waited 7.4
- * ms per call there, on rank 1 only, for the whole of block 0. */
+ * another block travel as edge parts, sent first as those in the buffer's
+ * unguarded first and last page are (and waited for before the call
+ * returns where that block is the own one, recv_edge). Such a page would otherwise
+ * stay closed until a piece of the neighbouring block had landed, which
+ * comes with that block's priority, often last: a code reading one block
+ * first waited at its first or last page. A user program reading
+ * its own block first (malloc'd buffers, 1 MiB blocks, 2 x 1 nodes at 1
+ * Gbit/s) waited 7.4 ms per call there, on rank 1 only, for the whole of
+ * block 0; ordinary-heavy at 2 x 2 (bench/apps.conf), whose ranks on the
+ * second node read block 1 first, waited 32-41 ms per call, the whole
+ * Tcomm, for the 4120 bytes of block 0 in block 1's first page. The
+ * neighbours checked are the own block and the blocks before and after
+ * src (the layout of alltoall, allgather and ordered v-displacements); a
+ * page shared with another, in displacements out of order, stays guarded
+ * (correct, only slower). */
 static void cut_block(const struct nbop *op, int src, struct piece_cut *c)
 {
     const struct tnbc_layout *recv = &op->layout.recv;
-    const struct tnbc_submsg *sb = &recv->sub[src], *own = NULL;
+    const struct tnbc_submsg *sb = &recv->sub[src];
     uintptr_t page = tnbc_page_size(), base = (uintptr_t)recv->base, end = base + recv->span;
     uintptr_t a = base + sb->offset, b = a + sb->bytes;
-    int me = op->layout.comm_rank;
-    if (me < recv->nsub && recv->sub[me].bytes)
-        own = &recv->sub[me];
-    if (own) {
-        uintptr_t oa = base + own->offset, ob = oa + own->bytes;
-        if (ob <= a && ob > tnbc_page_down(a))
-            base = a;                      /* own block ends in src's first page */
-        if (oa >= b && oa < tnbc_page_up(b))
-            end = b;                       /* own block starts in src's last page */
+    const int near[3] = { op->layout.comm_rank, src - 1, src + 1 };
+    for (int i = 0; i < 3; i++) {
+        int o = near[i];
+        if (o == src || o < 0 || o >= recv->nsub)
+            continue;
+        if (ends_in_page_of(recv, &recv->sub[o], a))
+            base = a;                      /* o ends in src's first page */
+        if (starts_in_page_of(recv, &recv->sub[o], b))
+            end = b;                       /* o starts in src's last page */
     }
     assert(base <= a && b <= end);
     pieces_cut(base, end - base, a - base, sb->bytes, page, (size_t)piece_bytes, c);

@@ -392,6 +392,44 @@ check_own_block_first() {
         { echo "rank 0 never waited for its remote block: the landing hook did not hold it"; return 1; }
 }
 
+# A code that reads a block whose first page it shares with the tail of
+# another remote block: those bytes travel first, as an edge part
+# (libreplay/plan_source.c, cut_block), so the page opens long before the
+# rest of that block has landed. Before, they came as that block's last
+# piece: at 2 x 2, ranks reading block 1 first waited the whole Tcomm for
+# the 4120 bytes of block 0 in its first page. Every landing is held 3 ms
+# (the sanitizer builds' hook), so the blocks land one piece at a time in
+# the order of the profile's priorities. 3 ranks, blocks of 256 KiB at +40
+# bytes, read in the order 1, 2, 0: on rank 2 block 1 starts in the page
+# that ends block 0, from rank 0, which is read last and so lands last. A
+# wait for the other block of a page shows as a `release` of it; none may
+# last until all of block 0 has landed (with the cut before, 6-8 of the 8
+# calls' did).
+check_neighbour_page() {
+    local asan; asan=$(gcc -print-file-name=libasan.so)
+    [[ -f "$asan" && -f "$BUILD_ASAN/lib/libtnbc-replay.so" ]] || { echo "no ASan build"; return 1; }
+    local args=("$P/trace/access_order" alltoall 262144 1,2,0 8 40)
+    pipeline nb 3 force "${args[@]}" || return 1
+    t_mpirun 3 -x LD_PRELOAD="$asan:$PWD/$BUILD_ASAN/lib/libtnbc-replay.so" \
+        -x TNBC_PROFILE="$W/nb.on.profile" -x TNBC_TEST_LAND_DELAY_US=3000 \
+        -x TNBC_REPLAY_DIR="$W/nb.asan.d" -x ASAN_OPTIONS=detect_leaks=0 \
+        "${args[@]}" > "$W/nb.asan" 2>&1 || { tail -20 "$W/nb.asan"; return 1; }
+    cmp <(grep '^access_order' "$W/nb.asan") "$W/nb.plain" || { echo "results differ"; return 1; }
+    local db=$W/nb.asan.d/rank-000002.db
+    local waits="SELECT count(*) FROM fault_wait WHERE idx = 0 AND how = 'release'"
+    local late="$waits AND end_tsc >= (SELECT max(a.tsc) FROM arrival a
+                WHERE a.call_id = fault_wait.call_id AND a.idx = 0)"
+    echo "rank 2: $(q "$db" "SELECT SUM(traced) FROM site WHERE op = 'alltoall'") early," \
+         "$(q "$db" "$waits") waits on block 0 for block 1's first page," \
+         "$(q "$db" "$late") of them until all of block 0 had landed"
+    [[ $(q "$db" "SELECT SUM(traced) FROM site WHERE op = 'alltoall'") -eq 8 ]] ||
+        { echo "rank 2: want 8 early calls"; return 1; }
+    [[ $(q "$db" "SELECT count(*) FROM arrival WHERE idx = 0") -gt 0 ]] ||
+        { echo "rank 2: no arrivals of block 0 recorded"; return 1; }
+    [[ $(q "$db" "$late") -eq 0 ]] ||
+        { echo "rank 2 waited for the whole of block 0 to read block 1's first page"; return 1; }
+}
+
 # LeakSanitizer's settings for runs whose Open MPI leaks must be told apart
 # from the library's: stacks unwound in full (malloc's fast unwinder stops
 # in Open MPI's frame-pointer-less frames or yields garbage return
@@ -600,6 +638,8 @@ t_openmpi_only "ThreadSanitizer: progress thread and program" "the sanitizer bui
     T_TIMEOUT=300 t_run "ThreadSanitizer: progress thread and program" check_tsan
 t_openmpi_only "own block read first: no wait on a page it shares with another block" "the sanitizer builds (build-tsan, build-asan) are Open MPI builds" &&
     t_run "own block read first: no wait on a page it shares with another block" check_own_block_first
+t_openmpi_only "a page shared with another remote block: its part comes first" "the sanitizer builds (build-tsan, build-asan) are Open MPI builds" &&
+    t_run "a page shared with another remote block: its part comes first" check_neighbour_page
 t_openmpi_only "LeakSanitizer: no leak in the replay library" "the sanitizer builds (build-tsan, build-asan) are Open MPI builds" &&
     T_TIMEOUT=300 t_run "LeakSanitizer: no leak in the replay library" check_lsan_integrity
 t_run "one bcast at two sites: chunk orders alike go early, different ones run blocking" check_bcast_two_sites
