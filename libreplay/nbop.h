@@ -57,9 +57,9 @@ enum step_kind {
  * (head) and its last page (tail) where the receiver shares them with
  * another block or leaves them unguarded, and the rest (body) in pieces
  * (pieces.h). Head and tail are sent first; those in unguarded pages (the
- * receive buffer's partial first and last page) are waited for before
- * the call returns (step.edge_wait), those in guarded ones as any piece,
- * by the fault handler. The body is what overlaps. */
+ * receive buffer's partial first and last page) and in pages holding the
+ * own block are waited for before the call returns (step.edge_wait), the
+ * others as any piece, by the fault handler. The body is what overlaps. */
 enum part { PART_BODY, PART_HEAD, PART_TAIL };
 
 /* What a receiver asks of each sender, exchanged when the ranks agree on
@@ -83,7 +83,8 @@ struct step {
                              operations) it completes; -1 for sends */
     int part;             /* PART_BODY, or an edge part, sent first */
     int edge_wait;        /* a receive the call waits for before it returns
-                             (op->edges_left): an edge part in an unguarded page */
+                             (op->edges_left): an edge part in an unguarded
+                             page or in one holding the own block */
     int gated;            /* a send that waits for the node's token */
     const char *src;      /* sends: the bytes in the caller's buffer */
     int peer;

@@ -3,11 +3,12 @@
  *
  * A block is received as up to two edge parts (its bytes in its first
  * and last page where the receiver leaves that page unguarded or shares
- * it with another block: sent first, plan_source.c) and a body. The body travels as pieces, each its own message
- * and its own sub-message of the receive guard, so the program may read
- * the first piece of a block while the rest is still on the wire: the
- * model of the design (digest, "Toverlap") lets the reading follow the
- * data at the network's rate, which one message per block does not.
+ * it with another block: sent first, plan_source.c) and a body. The body
+ * travels as pieces, each its own message and its own sub-message of the
+ * receive guard, so the program may read the first piece of a block while
+ * the rest is still on the wire: the model of the design (digest,
+ * "Toverlap") lets the reading follow the data at the network's rate,
+ * which one message per block does not.
  *
  * The receiver chooses the cut, so that piece boundaries fall on its
  * pages: after the first piece, every boundary is a multiple of the piece

@@ -226,13 +226,13 @@ static int starts_in_page_of(const struct tnbc_layout *recv, const struct tnbc_s
 /* The cut of the block from `src`. Its bytes in a page it shares with
  * another block travel as edge parts, sent first as those in the buffer's
  * unguarded first and last page are (and waited for before the call
- * returns where that block is the own one, recv_edge). Such a page would otherwise
- * stay closed until a piece of the neighbouring block had landed, which
- * comes with that block's priority, often last: a code reading one block
- * first waited at its first or last page. A user program reading
- * its own block first (malloc'd buffers, 1 MiB blocks, 2 x 1 nodes at 1
- * Gbit/s) waited 7.4 ms per call there, on rank 1 only, for the whole of
- * block 0; ordinary-heavy at 2 x 2 (bench/apps.conf), whose ranks on the
+ * returns where that block is the own one, recv_edge). Such a page would
+ * otherwise stay closed until a piece of the neighbouring block had
+ * landed, which comes with that block's priority, often last: a code
+ * reading one block first waited at its first or last page. A user
+ * program reading its own block first (malloc'd buffers, 1 MiB blocks,
+ * 2 x 1 nodes at 1 Gbit/s) waited 7.4 ms per call there, on rank 1 only,
+ * for the whole of block 0; ordinary-heavy at 2 x 2 (bench/apps.conf), whose ranks on the
  * second node read block 1 first, waited 32-41 ms per call, the whole
  * Tcomm, for the 4120 bytes of block 0 in block 1's first page. The
  * neighbours checked are the own block and the blocks before and after
