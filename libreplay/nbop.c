@@ -353,7 +353,7 @@ static int land_sub(const struct nbop *op, const struct tnbc_submsg *sb, char *d
  * (in_call, nbop_land_self) is copied in before the guard is armed, while
  * its pages are open and nobody may read them (the call has not returned);
  * src NULL: MPI copied it already. */
-void plan_deliver(struct nbop *op, int sub, const char *src, int edge, int in_call)
+void plan_deliver(struct nbop *op, int sub, const char *src, int edge_wait, int in_call)
 {
     const struct tnbc_submsg *sb = &nbop_guard_layout(op)->sub[sub];
     char *dst = op->layout.recv.base + sb->offset;
@@ -373,7 +373,7 @@ void plan_deliver(struct nbop *op, int sub, const char *src, int edge, int in_ca
         tnbc_guard_open_sub(&op->guard, sub);
     /* Last: the call returns once its waited edge parts have landed and
      * their pages are open. */
-    if (edge && atomic_fetch_sub(&op->edges_left, 1) == 1)
+    if (edge_wait && atomic_fetch_sub(&op->edges_left, 1) == 1)
         tnbc_futex_wake(&op->edges_left, INT_MAX);
 }
 

@@ -368,16 +368,26 @@ check_tsan() {
 # itself may still wait for the unread block 0 of the one before (the
 # reuse of its buffer), as the landings are held, and so may MPI_Finalize
 # after the last one.
-check_own_block_first() {
+# held_landings NAME NP PROGRAM...: the pipeline's plain run and forced
+# profile, then a run of that profile under the ASan build with every
+# landing held 3 ms (the sanitizer builds' hook), its summaries in
+# $W/NAME.asan.d, its output checked against the plain run's.
+# ACCESS_ORDER_READ, where set, reaches every rank.
+held_landings() {
+    local name=$1 np=$2; shift 2
     local asan; asan=$(gcc -print-file-name=libasan.so)
     [[ -f "$asan" && -f "$BUILD_ASAN/lib/libtnbc-replay.so" ]] || { echo "no ASan build"; return 1; }
-    local args=("$P/trace/access_order" alltoall 262144 1,0 4 40)
-    ACCESS_ORDER_READ=1 pipeline ob 2 force "${args[@]}" || return 1
-    ACCESS_ORDER_READ=1 t_mpirun 2 -x LD_PRELOAD="$asan:$PWD/$BUILD_ASAN/lib/libtnbc-replay.so" \
-        -x TNBC_PROFILE="$W/ob.on.profile" -x TNBC_TEST_LAND_DELAY_US=3000 -x ACCESS_ORDER_READ \
-        -x TNBC_REPLAY_DIR="$W/ob.asan.d" -x ASAN_OPTIONS=detect_leaks=0 \
-        "${args[@]}" > "$W/ob.asan" 2>&1 || { tail -20 "$W/ob.asan"; return 1; }
-    cmp <(grep '^access_order' "$W/ob.asan") "$W/ob.plain" || { echo "results differ"; return 1; }
+    pipeline "$name" "$np" force "$@" || return 1
+    t_mpirun "$np" -x LD_PRELOAD="$asan:$PWD/$BUILD_ASAN/lib/libtnbc-replay.so" \
+        -x TNBC_PROFILE="$W/$name.on.profile" -x TNBC_TEST_LAND_DELAY_US=3000 \
+        ${ACCESS_ORDER_READ:+-x ACCESS_ORDER_READ} \
+        -x TNBC_REPLAY_DIR="$W/$name.asan.d" -x ASAN_OPTIONS=detect_leaks=0 \
+        "$@" > "$W/$name.asan" 2>&1 || { tail -20 "$W/$name.asan"; return 1; }
+    cmp <(grep '^access_order' "$W/$name.asan") "$W/$name.plain" || { echo "results differ"; return 1; }
+}
+
+check_own_block_first() {
+    ACCESS_ORDER_READ=1 held_landings ob 2 "$P/trace/access_order" alltoall 262144 1,0 4 40 || return 1
     local r faults="SELECT count(*) FROM fault_wait w JOIN call c ON c.call_id = w.call_id
                     JOIN call n ON n.rank = c.rank AND n.site = c.site AND n.invocation = c.invocation + 1
                     WHERE w.start_tsc < n.entry_tsc"
@@ -406,15 +416,7 @@ check_own_block_first() {
 # last until all of block 0 has landed (with the cut before, 6-8 of the 8
 # calls' did).
 check_neighbour_page() {
-    local asan; asan=$(gcc -print-file-name=libasan.so)
-    [[ -f "$asan" && -f "$BUILD_ASAN/lib/libtnbc-replay.so" ]] || { echo "no ASan build"; return 1; }
-    local args=("$P/trace/access_order" alltoall 262144 1,2,0 8 40)
-    pipeline nb 3 force "${args[@]}" || return 1
-    t_mpirun 3 -x LD_PRELOAD="$asan:$PWD/$BUILD_ASAN/lib/libtnbc-replay.so" \
-        -x TNBC_PROFILE="$W/nb.on.profile" -x TNBC_TEST_LAND_DELAY_US=3000 \
-        -x TNBC_REPLAY_DIR="$W/nb.asan.d" -x ASAN_OPTIONS=detect_leaks=0 \
-        "${args[@]}" > "$W/nb.asan" 2>&1 || { tail -20 "$W/nb.asan"; return 1; }
-    cmp <(grep '^access_order' "$W/nb.asan") "$W/nb.plain" || { echo "results differ"; return 1; }
+    held_landings nb 3 "$P/trace/access_order" alltoall 262144 1,2,0 8 40 || return 1
     local db=$W/nb.asan.d/rank-000002.db
     local waits="SELECT count(*) FROM fault_wait WHERE idx = 0 AND how = 'release'"
     local late="$waits AND end_tsc >= (SELECT max(a.tsc) FROM arrival a
