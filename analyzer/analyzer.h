@@ -129,6 +129,9 @@ struct an_call {
      * eight steps, an_trace.early); NAN: not measured, the model's terms. */
     double measured_in_call_ns;
     double own_ns;       /* the overlap this rank can get (an_call_own_overlap), NAN: n/a */
+    double reach_ns;     /* from return, when the plain run's rank went on to its next
+                          * collective: the next recorded call's entry, at least its
+                          * reading's end (digest.c); NAN where own_ns is */
     double proj_tcomm_ns; /* Tcomm on the --platform (platform.c); < 0: as traced */
     double last_tcomm_ns; /* the least time a member spent in this invocation
                            * (an_site_last_arrival); 0: this rank's own */
@@ -165,6 +168,8 @@ int an_spans_add(struct an_trace *t, int rank, int64_t entry, int64_t ret);
 void an_spans_sort(struct an_trace *t);
 void an_spans_free(struct an_trace *t);
 int64_t an_spans_within(const struct an_trace *t, int rank, int64_t from, int64_t to);
+/* The entry of the rank's first recorded call at or after `from`; -1: none. */
+int64_t an_spans_next_entry(const struct an_trace *t, int rank, int64_t from);
 
 /* tracedb.c */
 int an_trace_open(struct an_trace *t, const char *path, char *err, size_t errlen);
@@ -262,7 +267,7 @@ void an_call_terms(const struct an_call *c, const struct an_sub *subs, int n,
  * over the wire, in read order, and is read once it has landed whole.
  * NAN when the call received nothing. */
 double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, int n,
-                           const struct an_rank *r, double share);
+                           const struct an_rank *r, double share, double *reads_ns);
 struct an_model_in {
     double tcomm_ns, dcomm, tcurc_ns, rcrc, tinit_ns;
 };

@@ -173,6 +173,23 @@ static void curc_less_comm(const struct an_trace *t, struct an_call *c)
     c->tcurc_ns = comm < c->tcurc_ns ? c->tcurc_ns - comm : 0;
 }
 
+/* When the plain run's rank went on to its next collective, from this
+ * call's return: the entry of its next recorded call (in the trace's
+ * first K calls of every site, those of one loop are mostly there), not
+ * before its reading ends; its reading's end where there is none, and on
+ * --platform (the traced spans are the traced machine's). The critical
+ * path (model.c) takes the last rank to get there. */
+static double reach(const struct an_trace *t, const struct an_call *c, double reads)
+{
+    double hz = t->ranks[c->rank].tsc_hz;
+    if (isnan(c->own_ns))
+        return NAN;
+    int64_t next = t->platform || !t->spans ? -1 : an_spans_next_entry(t, c->rank, c->return_tsc);
+    if (next < 0 || hz <= 0)
+        return reads;
+    return fmax((double)(next - c->return_tsc) / hz * 1e9, reads);
+}
+
 int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_call *c,
                    struct an_sub *subs, int n)
 {
@@ -186,7 +203,10 @@ int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_
         project_cpu(t->platform, c);
     if (!isfinite(c->measured_in_call_ns))
         c->tinit_ns += t->early_cost_ns; /* the steps model.c does not see, as given */
-    c->own_ns = an_call_own_overlap(c, subs, n, &t->ranks[c->rank], an_call_share(t, s, c));
+    double reads = 0;
+    c->own_ns = an_call_own_overlap(c, subs, n, &t->ranks[c->rank], an_call_share(t, s, c),
+                                    &reads);
+    c->reach_ns = reach(t, c, reads);
     if (digest_order(c, subs, n) < 0)
         return -1;
     return digest_sizes(c, subs, n);

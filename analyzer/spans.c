@@ -109,20 +109,32 @@ void an_spans_free(struct an_trace *t)
     t->nspans = 0;
 }
 
-int64_t an_spans_within(const struct an_trace *t, int rank, int64_t from, int64_t to)
+/* The first span at or after (rank, from). */
+static int first_at(const struct an_trace *t, int rank, int64_t from)
 {
     int lo = 0, hi = t->nspans;
-    int64_t sum = 0;
-    if (to <= from)
-        return 0;
-    while (lo < hi) {                      /* the first span at or after (rank, from) */
+    while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
         if (span_cmp(&t->spans[mid], rank, from) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    for (int i = lo; i < t->nspans && t->spans[i].rank == rank && t->spans[i].entry < to; i++)
+    return lo;
+}
+
+int64_t an_spans_next_entry(const struct an_trace *t, int rank, int64_t from)
+{
+    int i = first_at(t, rank, from);
+    return i < t->nspans && t->spans[i].rank == rank ? t->spans[i].entry : -1;
+}
+
+int64_t an_spans_within(const struct an_trace *t, int rank, int64_t from, int64_t to)
+{
+    int64_t sum = 0;
+    if (to <= from)
+        return 0;
+    for (int i = first_at(t, rank, from); i < t->nspans && t->spans[i].rank == rank && t->spans[i].entry < to; i++)
         if (t->spans[i].ret <= to && t->spans[i].ret > t->spans[i].entry)
             sum += t->spans[i].ret - t->spans[i].entry;
     return sum;
