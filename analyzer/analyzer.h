@@ -80,6 +80,10 @@ struct an_trace {
      * comm_cpu_share says: tnbc-analyze without --comm-cpu-share and
      * --platform (tnbc auto decides that rule itself). */
     int crowded_rule;
+    /* 1: a site's saving is the smallest rank's (each rank's lower median
+     * over its calls) rather than the critical path's (model.c): tnbc
+     * auto, which learns from 2 calls and has no trial run after it. */
+    int smallest_rank;
     /* --early-cost: the early return's steps that Tinit's terms do not
      * count (profile lookup, agreement, plan, own block landed, hand-off),
      * as measured with TNBC_REPLAY_PHASES; added to every call's Tinit. */

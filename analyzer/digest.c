@@ -184,6 +184,8 @@ static double reach(const struct an_trace *t, const struct an_call *c, double re
     double hz = t->ranks[c->rank].tsc_hz;
     if (isnan(c->own_ns))
         return NAN;
+    if (t->smallest_rank)
+        return reads;   /* not used; tnbc auto's spans are sorted later */
     int64_t next = t->platform || !t->spans ? -1 : an_spans_next_entry(t, c->rank, c->return_tsc);
     if (next < 0 || hz <= 0)
         return reads;

@@ -547,6 +547,26 @@ static double low_median(double *v, int n)
     return v[(n - 1) / 2];
 }
 
+/* tnbc auto's rule (an_trace.smallest_rank): the smallest over ranks of
+ * each rank's lower median own overlap; NAN when no call has one. Per
+ * invocation it is never more than the critical path's: from 2 learning
+ * calls, a rank's all-or-nothing overlap counts wherever that rank is
+ * (u29, low_median). s->calls are sorted by rank; `scratch` holds ncalls. */
+static double slowest_rank_overlap(const struct an_site *s, double *scratch)
+{
+    double slowest = NAN;
+    for (int i = 0; i < s->ncalls;) {
+        int rank = s->calls[i].rank, n = 0;
+        for (; i < s->ncalls && s->calls[i].rank == rank; i++)
+            if (!isnan(s->calls[i].own_ns))
+                scratch[n++] = s->calls[i].own_ns;
+        double med = low_median(scratch, n);
+        if (n > 0 && (isnan(slowest) || med < slowest))
+            slowest = med;
+    }
+    return slowest;
+}
+
 /* What the iteration saves, per invocation: in the plain run each of its
  * calls' ranks goes on to its next collective at Tcomm + reach; returned
  * early, its own overlap earlier; the iteration waits for the last of them
@@ -620,7 +640,8 @@ int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc
          * overlap shrinks by it; the slowest rank's was played out with
          * it, where work that waits for data anyway loses nothing. */
         m->saving_call_ns *= 1.0 - an_site_share(t, s);
-        double slowest = critical_path_overlap(t, s, v);
+        double slowest = t->smallest_rank ? slowest_rank_overlap(s, v)
+                                          : critical_path_overlap(t, s, v);
         if (!isnan(slowest) && slowest < m->saving_call_ns)
             m->saving_call_ns = slowest;
         m->saving_run_ns = m->saving_call_ns * (double)s->site_calls;

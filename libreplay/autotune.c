@@ -636,6 +636,9 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
                           .early_cost_ns = isfinite(agree_ns) && agree_ns > 0 ? agree_ns : 0,
                           .comm_cpu_share = site_cpu_share(all, len, p, crowded, sizeof crowded) };
     t.comm_cpu_why = crowded[0] ? crowded : NULL;
+    /* Two learning calls and no trial run after them: a rank's
+     * all-or-nothing overlap counts wherever it is (docs/auto.md, u29). */
+    t.smallest_rank = 1;
     struct an_site s = { .site = strdup(site_id), .op = strdup(tnbc_op_name(op)),
                          .site_calls = calls, .site_traced = A.learn_calls,
                          .site_unguardable = unguardable };
