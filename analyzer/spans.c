@@ -134,7 +134,8 @@ int64_t an_spans_within(const struct an_trace *t, int rank, int64_t from, int64_
     int64_t sum = 0;
     if (to <= from)
         return 0;
-    for (int i = first_at(t, rank, from); i < t->nspans && t->spans[i].rank == rank && t->spans[i].entry < to; i++)
+    for (int i = first_at(t, rank, from);
+         i < t->nspans && t->spans[i].rank == rank && t->spans[i].entry < to; i++)
         if (t->spans[i].ret <= to && t->spans[i].ret > t->spans[i].entry)
             sum += t->spans[i].ret - t->spans[i].entry;
     return sum;
