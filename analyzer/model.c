@@ -260,21 +260,34 @@ static int by_invocation(const void *a, const void *b)
     return x->invocation < y->invocation ? -1 : x->invocation > y->invocation;
 }
 
+/* Into v (room for s->ncalls): the site's calls that `keep` admits, as
+ * (invocation, index), sorted by invocation; returns their count. Grouped
+ * by sorting, not by an array indexed by invocation: the invocation
+ * counts every call of the site (up to 2^31), the traced ones are a few. */
+static int calls_by_invocation(const struct an_site *s, int (*keep)(const struct an_call *),
+                               struct inv_call *v)
+{
+    int n = 0;
+    for (int i = 0; i < s->ncalls; i++)
+        if (keep(&s->calls[i]))
+            v[n++] = (struct inv_call){ s->calls[i].invocation, i };
+    qsort(v, (size_t)n, sizeof *v, by_invocation);
+    return n;
+}
+
+static int received_data(const struct an_call *c)
+{
+    return c->invocation >= 0 && c->recv_bytes > 0;
+}
+
 int an_site_last_arrival(const struct an_trace *t, struct an_site *s)
 {
     if (!symmetric_op(s->op) || s->ncalls == 0)
         return 0;
-    /* Grouped by sorting, not by an array indexed by invocation: the
-     * invocation counts every call of the site (up to 2^31), the traced
-     * ones are a few. */
     struct inv_call *v = malloc((size_t)s->ncalls * sizeof *v);
-    int n = 0;
     if (!v)
         return -1;
-    for (int i = 0; i < s->ncalls; i++)
-        if (s->calls[i].invocation >= 0 && s->calls[i].recv_bytes > 0)
-            v[n++] = (struct inv_call){ s->calls[i].invocation, i };
-    qsort(v, (size_t)n, sizeof *v, by_invocation);
+    int n = calls_by_invocation(s, received_data, v);
     for (int g = 0; g < n;) {
         int end = g;
         double least = INFINITY;
@@ -577,17 +590,17 @@ static double slowest_rank_overlap(const struct an_site *s, double *scratch)
  * cluster at 1 Gbit/s, ordinary --passes 64's ranks on the node whose
  * first block crosses the link hid 2-6 ms per call, their node-mates
  * 17 ms; the smallest rank's lower median predicted 2.6 ms, the tuned runs
- * saved 4.8 ms. `scratch` holds 2 ncalls. */
-static double critical_path_overlap(const struct an_trace *t, const struct an_site *s,
-                                    double *scratch)
+ * saved 4.8 ms. `v` and `scratch` hold ncalls. */
+static int played_out(const struct an_call *c)
 {
-    struct inv_call *v = (struct inv_call *)(scratch + s->ncalls);
-    int n = 0, ninv = 0;
-    static_assert(sizeof(struct inv_call) <= sizeof(double), "an inv_call fits a double");
-    for (int i = 0; i < s->ncalls; i++)
-        if (!isnan(s->calls[i].own_ns) && !isnan(s->calls[i].reach_ns))
-            v[n++] = (struct inv_call){ s->calls[i].invocation, i };
-    qsort(v, (size_t)n, sizeof *v, by_invocation);
+    assert(isnan(c->own_ns) == isnan(c->reach_ns));   /* digest.c: reach */
+    return !isnan(c->own_ns);
+}
+
+static double critical_path_overlap(const struct an_trace *t, const struct an_site *s,
+                                    struct inv_call *v, double *scratch)
+{
+    int n = calls_by_invocation(s, played_out, v), ninv = 0;
     for (int g = 0; g < n;) {
         double plain = -INFINITY, tuned = -INFINITY;
         int end = g;
@@ -607,9 +620,13 @@ static double critical_path_overlap(const struct an_trace *t, const struct an_si
 int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc_model *m)
 {
     int n = 0, seen = 0;
-    double *v = malloc(5 * (size_t)(s->ncalls ? s->ncalls : 1) * sizeof *v); /* >= 2 ncalls */
-    if (!v)
+    double *v = malloc(5 * (size_t)(s->ncalls ? s->ncalls : 1) * sizeof *v);
+    struct inv_call *inv = malloc((size_t)(s->ncalls ? s->ncalls : 1) * sizeof *inv);
+    if (!v || !inv) {
+        free(v);
+        free(inv);
         return -1;
+    }
     double *tc = v, *dc = v + s->ncalls, *cu = dc + s->ncalls, *rc = cu + s->ncalls,
            *ti = rc + s->ncalls;
     for (int i = 0; i < s->ncalls; i++) {
@@ -641,7 +658,7 @@ int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc
          * it, where work that waits for data anyway loses nothing. */
         m->saving_call_ns *= 1.0 - an_site_share(t, s);
         double slowest = t->smallest_rank ? slowest_rank_overlap(s, v)
-                                          : critical_path_overlap(t, s, v);
+                                          : critical_path_overlap(t, s, inv, v);
         if (!isnan(slowest) && slowest < m->saving_call_ns)
             m->saving_call_ns = slowest;
         m->saving_run_ns = m->saving_call_ns * (double)s->site_calls;
@@ -649,5 +666,6 @@ int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc
         *m = (struct tnbc_model){.regime = '-'};
     }
     free(v);
+    free(inv);
     return n;
 }

@@ -24,8 +24,9 @@ int plan_finish(struct nbop *op);
 /* nbop.c: the one way a guard sub-message's bytes reach the program's
  * buffer: lands them from `src` (where the sub-message's first byte is),
  * counts down the edge parts the call waits for (`edge_wait`, from
- * step.edge_wait), marks the sub-message complete and opens its pages. `in_call`: the application thread copies its own block in
- * while still inside the call, before the guard is armed (see nbop.c). */
+ * step.edge_wait), marks the sub-message complete and opens its pages.
+ * `in_call`: the application thread copies its own block in while still
+ * inside the call, before the guard is armed (see nbop.c). */
 void plan_deliver(struct nbop *op, int sub, const char *src, int edge_wait, int in_call);
 
 /* plan_source.c: alltoall(v), allgather(v), gather(v). NULL, or why not. */

@@ -232,13 +232,13 @@ static int starts_in_page_of(const struct tnbc_layout *recv, const struct tnbc_s
  * reading one block first waited at its first or last page. A user
  * program reading its own block first (malloc'd buffers, 1 MiB blocks,
  * 2 x 1 nodes at 1 Gbit/s) waited 7.4 ms per call there, on rank 1 only,
- * for the whole of block 0; ordinary-heavy at 2 x 2 (bench/apps.conf), whose ranks on the
- * second node read block 1 first, waited 32-41 ms per call, the whole
- * Tcomm, for the 4120 bytes of block 0 in block 1's first page. The
- * neighbours checked are the own block and the blocks before and after
- * src (the layout of alltoall, allgather and ordered v-displacements); a
- * page shared with another, in displacements out of order, stays guarded
- * (correct, only slower). */
+ * for the whole of block 0; ordinary-heavy at 2 x 2 (bench/apps.conf),
+ * whose ranks on the second node read block 1 first, waited 32-41 ms per
+ * call, the whole Tcomm, for the 4120 bytes of block 0 in block 1's first
+ * page. The neighbours checked are the own block and the blocks before
+ * and after src (the layout of alltoall, allgather and ordered
+ * v-displacements); a page shared with another, in displacements out of
+ * order, stays guarded (correct, only slower). */
 static void cut_block(const struct nbop *op, int src, struct piece_cut *c)
 {
     const struct tnbc_layout *recv = &op->layout.recv;
