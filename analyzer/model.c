@@ -565,19 +565,19 @@ static double low_median(double *v, int n)
  * invocation it is never more than the critical path's: from 2 learning
  * calls, a rank's all-or-nothing overlap counts wherever that rank is
  * (u29, low_median). s->calls are sorted by rank; `scratch` holds ncalls. */
-static double slowest_rank_overlap(const struct an_site *s, double *scratch)
+static double smallest_rank_overlap(const struct an_site *s, double *scratch)
 {
-    double slowest = NAN;
+    double smallest = NAN;
     for (int i = 0; i < s->ncalls;) {
         int rank = s->calls[i].rank, n = 0;
         for (; i < s->ncalls && s->calls[i].rank == rank; i++)
             if (!isnan(s->calls[i].own_ns))
                 scratch[n++] = s->calls[i].own_ns;
         double med = low_median(scratch, n);
-        if (n > 0 && (isnan(slowest) || med < slowest))
-            slowest = med;
+        if (n > 0 && (isnan(smallest) || med < smallest))
+            smallest = med;
     }
-    return slowest;
+    return smallest;
 }
 
 /* What the iteration saves, per invocation: in the plain run each of its
@@ -657,10 +657,10 @@ int an_model_site(const struct an_trace *t, const struct an_site *s, struct tnbc
          * overlap shrinks by it; the slowest rank's was played out with
          * it, where work that waits for data anyway loses nothing. */
         m->saving_call_ns *= 1.0 - an_site_share(t, s);
-        double slowest = t->smallest_rank ? slowest_rank_overlap(s, v)
-                                          : critical_path_overlap(t, s, inv, v);
-        if (!isnan(slowest) && slowest < m->saving_call_ns)
-            m->saving_call_ns = slowest;
+        double ranks = t->smallest_rank ? smallest_rank_overlap(s, v)
+                                        : critical_path_overlap(t, s, inv, v);
+        if (!isnan(ranks) && ranks < m->saving_call_ns)
+            m->saving_call_ns = ranks;
         m->saving_run_ns = m->saving_call_ns * (double)s->site_calls;
     } else {
         *m = (struct tnbc_model){.regime = '-'};
