@@ -100,6 +100,9 @@ struct an_trace {
     struct an_span *spans;
     int nspans;
     int schema_version; /* meta's, 1 to TNBC_SCHEMA_VERSION */
+    /* meta trace_guard begins "keys": calls past each site's first
+     * TNBC_TRACE_TAIL_CALLS recorded no tails (struct an_tails). */
+    int keyed_tails;
     int world_size;
     int nranks;      /* ranks present in `run` */
     struct an_rank *ranks; /* [world_size] */
@@ -257,8 +260,22 @@ int an_sub_by_ord(const void *a, const void *b);
 /* s->world, from the site's calls (its communicator's members), and
  * s->crowded; 0, or -1 out of memory. Before the site's calls are digested. */
 int an_site_world(const struct an_trace *t, struct an_site *s);
+/* Tail shares carried from a rank's calls whose tail pages the trace saw
+ * to its later calls at the same site where it could not see them: a
+ * trace under protection keys records tails in each site's first
+ * TNBC_TRACE_TAIL_CALLS traced calls only (docs/trace.md, "Tail pages").
+ * Per read position, the smallest share seen (model.c, need_shares); for
+ * one site's calls in (rank, invocation) order. Owned by the caller:
+ * zeroed to start, an_tails_free after. */
+struct an_tails {
+    int rank;          /* whose shares these are; -1: none yet */
+    int n, cap;
+    double *share;     /* [n] by read position; 1: needed at the end of its reading */
+};
+void an_tails_free(struct an_tails *m);
+/* tails: NULL, or where the trace could not see every call's tails. */
 int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_call *c,
-                   struct an_sub *subs, int n);
+                   struct an_sub *subs, int n, struct an_tails *tails);
 
 /* model.c */
 void an_call_terms(const struct an_call *c, const struct an_sub *subs, int n,
@@ -271,7 +288,8 @@ void an_call_terms(const struct an_call *c, const struct an_sub *subs, int n,
  * over the wire, in read order, and is read once it has landed whole.
  * NAN when the call received nothing. */
 double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, int n,
-                           const struct an_rank *r, double share, double *reads_ns);
+                           const struct an_rank *r, double share, double *reads_ns,
+                           struct an_tails *tails);
 struct an_model_in {
     double tcomm_ns, dcomm, tcurc_ns, rcrc, tinit_ns;
 };

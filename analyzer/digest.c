@@ -193,7 +193,7 @@ static double reach(const struct an_trace *t, const struct an_call *c, double re
 }
 
 int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_call *c,
-                   struct an_sub *subs, int n)
+                   struct an_sub *subs, int n, struct an_tails *tails)
 {
     c->nrecv = n;
     mark_near(t, s, c, subs, n);
@@ -207,7 +207,7 @@ int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_
         c->tinit_ns += t->early_cost_ns; /* the steps model.c does not see, as given */
     double reads = 0;
     c->own_ns = an_call_own_overlap(c, subs, n, &t->ranks[c->rank], an_call_share(t, s, c),
-                                    &reads);
+                                    &reads, tails);
     c->reach_ns = reach(t, c, reads);
     if (digest_order(c, subs, n) < 0)
         return -1;

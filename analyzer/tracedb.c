@@ -59,6 +59,23 @@ static int prepare_site(struct an_trace *t, const struct an_site *s, const char 
     return 0;
 }
 
+/* How the trace closed receive pages (meta trace_guard, written at
+ * MPI_Finalize; docs/schema.md): under protection keys ("keys...") only
+ * each site's first TNBC_TRACE_TAIL_CALLS traced calls saw tail pages,
+ * and the later ones take their shares (struct an_tails). Absent (a trace
+ * older than the row, or hand-made): every call as recorded. */
+static int read_guard_kind(struct an_trace *t, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    t->keyed_tails = 0;
+    if (prepare(t, "SELECT value FROM meta WHERE key='trace_guard'", &st, err, errlen) < 0)
+        return -1;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        t->keyed_tails = strncmp((const char *)sqlite3_column_text(st, 0), "keys", 4) == 0;
+    sqlite3_finalize(st);
+    return 0;
+}
+
 static int check_schema(struct an_trace *t, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
@@ -100,7 +117,7 @@ static int check_schema(struct an_trace *t, char *err, size_t errlen)
         return terr(t, err, errlen, "trace schema_version %s, this analyzer reads versions 1 to %d",
                     ver, TNBC_SCHEMA_VERSION);
     t->schema_version = ver[0] - '0';
-    return 0;
+    return read_guard_kind(t, err, errlen);
 }
 
 static int finite_nonneg(double v) { return isfinite(v) && v >= 0; }
@@ -686,11 +703,14 @@ struct sub_batch {
     struct an_call *call;
     struct an_sub *subs;
     int n, cap;
+    struct an_tails tails;   /* used where an_trace.keyed_tails */
 };
 
 static int batch_flush(const struct an_trace *t, struct sub_batch *b)
 {
-    int rc = b->call ? an_call_digest(t, b->site, b->call, b->subs, b->n) : 0;
+    int rc = b->call ? an_call_digest(t, b->site, b->call, b->subs, b->n,
+                                      t->keyed_tails ? &b->tails : NULL)
+                     : 0;
     b->call = NULL;
     b->n = 0;
     return rc;
@@ -748,12 +768,14 @@ static int load_subs(struct an_trace *t, struct an_site *s, char *err, size_t er
             (sqlite3_column_type(st, 7) != SQLITE_NULL && !ticks_sane(sqlite3_column_int64(st, 7)))) {
             sqlite3_finalize(st);
             free(b.subs);
+            an_tails_free(&b.tails);
             return terr(t, err, errlen, "call %lld: receive sub-message %d: its bytes or its "
                         "touch's clock tick out of range", (long long)id, idx);
         }
         if (idx < 0 || idx >= c->nsub || batch_add(t, &b, c, st) < 0) {
             sqlite3_finalize(st);
             free(b.subs);
+            an_tails_free(&b.tails);
             return terr(t, err, errlen,
                         "call %lld: receive sub-message %d outside its %d sub-messages "
                         "(or out of memory)",
@@ -763,9 +785,10 @@ static int load_subs(struct an_trace *t, struct an_site *s, char *err, size_t er
     sqlite3_finalize(st);
     int bad = batch_flush(t, &b);
     free(b.subs);
+    an_tails_free(&b.tails);
     for (int i = 0; i < s->ncalls && !bad; i++) /* calls without receive rows */
         if (!s->calls[i].seq)
-            bad = an_call_digest(t, s, &s->calls[i], NULL, 0);
+            bad = an_call_digest(t, s, &s->calls[i], NULL, 0, NULL);
     if (rc != SQLITE_DONE)
         return terr(t, err, errlen, "reading sub-messages: %s", sqlite3_errmsg(t->db));
     if (bad)

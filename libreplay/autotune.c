@@ -710,7 +710,7 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
                                                .guard = (char)q[SUB_GUARD],
                                                .touched = (int)q[SUB_TOUCHED], .ord = q[SUB_ORD],
                                                .tsc = q[SUB_TSC], .need = (int)q[SUB_NEED] };
-                if (an_call_digest(&t, &s, c, subs, nrec) < 0)
+                if (an_call_digest(&t, &s, c, subs, nrec, NULL) < 0)
                     goto out;
                 q = spans + 2 * nspan;
             }

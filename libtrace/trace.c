@@ -66,6 +66,7 @@ struct site_stats {
                              protect (a stack, shared, huge-page or RMA window memory) */
     int64_t stepped;    /* traced calls armed with single steps allowed on pages
                            whose sub-messages have none of their own */
+    int64_t tailed;     /* traced calls whose receive side was armed for tails */
     int dirty;
 };
 
@@ -76,6 +77,7 @@ static struct {
     int chunks;
     int guard_send;
     long step_calls;    /* TNBC_TRACE_STEP_CALLS */
+    long tail_calls;    /* TNBC_TRACE_TAIL_CALLS */
     struct tnbc_db *db;
     struct traced_call *live;       /* every call not yet freed, newest first */
     struct traced_call *armed;      /* those of them with a guard armed */
@@ -106,6 +108,7 @@ int tnbc_mode_init(int provided)
      * touches), and guarding them doubled a traced call's faults. */
     T.guard_send = tnbc_env_bool("TNBC_TRACE_SEND", 0);
     T.step_calls = tnbc_env_long("TNBC_TRACE_STEP_CALLS", 2, 0, 1L << 40);
+    T.tail_calls = tnbc_env_long("TNBC_TRACE_TAIL_CALLS", 2, 0, 1L << 40);
     T.flush_ticks = (uint64_t)((double)tnbc_env_long("TNBC_TRACE_FLUSH_MS", 100, 0, 1L << 30) *
                                1e-3 * tnbc_ticks_hz());
     dir = tnbc_env_str("TNBC_TRACE_DIR", "tnbc-trace");
@@ -390,8 +393,22 @@ static void arm(struct traced_call *tc, int side, struct site_stats *st)
     g->layout = side == RECV ? &tc->layout.recv : &tc->layout.send;
     g->closed_prot = side == RECV ? PROT_NONE : PROT_READ;
     g->flags = GUARD_PRETOUCH;      /* the program's reads keep their pace */
-    if (side == RECV)   /* where keys work: no mprotect per call; else the tails */
-        g->flags |= GUARD_KEYS | GUARD_TAIL;
+    /* Receive side: tails (guard.h), which a keyed guard cannot keep
+     * closed; so a site's first TNBC_TRACE_TAIL_CALLS traced calls close
+     * with mprotect and see them, and the later ones close with keys where
+     * they work (no mprotect per call) and take the first ones' tails in
+     * the analysis (analyzer.h, struct an_tails). */
+    if (side == RECV) {
+        g->flags |= GUARD_TAIL;
+        if (st->tailed >= T.tail_calls)
+            g->flags |= GUARD_KEYS;
+        else if (g->layout->base && tnbc_gkeys_kept())
+            /* An earlier keyed call's keys kept on these pages go first: a
+             * keyed arm that took their key back later would give them key
+             * 0 read-write, opening this guard's closed pages. */
+            tnbc_gkeys_released(g->layout->base, g->layout->span, 0);
+        st->tailed++;
+    }
     if (st->stepped >= T.step_calls)
         g->flags |= GUARD_NO_STEP;
     g->hook = on_guard_event;

@@ -16,7 +16,7 @@ traced() {
     local name=$1 np=$2; shift 2
     rm -rf "$W/$name.d" "$W/$name.db"
     local pass=() v
-    for v in TNBC_TRACE_MAX_CALLS TNBC_CHUNKS TNBC_TRACE_SEND TNBC_TRACE_STEP_CALLS TNBC_TRACE_KEYS; do [[ -n "${!v:-}" ]] && pass+=(-x "$v"); done
+    for v in TNBC_TRACE_MAX_CALLS TNBC_CHUNKS TNBC_TRACE_SEND TNBC_TRACE_STEP_CALLS TNBC_TRACE_TAIL_CALLS TNBC_TRACE_KEYS; do [[ -n "${!v:-}" ]] && pass+=(-x "$v"); done
     t_mpirun "$np" -x LD_PRELOAD="$LIB" -x TNBC_TRACE_DIR="$W/$name.d" "${pass[@]}" "$@" &&
         "$B/bin/tnbc-merge" "$W/$name.db" "$W/$name.d"
 }
@@ -248,9 +248,10 @@ check_real_crash() {
 # A bad setting gives one clear line and the default; the program is unaffected.
 check_bad_env() {
     local out
-    out=$(TNBC_TRACE_MAX_CALLS=lots TNBC_CHUNKS=0 TNBC_TRACE_KEYS=99 traced env 2 "$P/access_order" alltoall 4096 forward 1 2>&1) ||
+    out=$(TNBC_TRACE_MAX_CALLS=lots TNBC_CHUNKS=0 TNBC_TRACE_KEYS=99 TNBC_TRACE_TAIL_CALLS=-1 traced env 2 "$P/access_order" alltoall 4096 forward 1 2>&1) ||
         { echo "$out"; return 1; }
     echo "$out" | grep -q 'TNBC_TRACE_MAX_CALLS="lots" is not a whole number' &&
+        echo "$out" | grep -q 'TNBC_TRACE_TAIL_CALLS="-1" is not a whole number' &&
         echo "$out" | grep -q 'TNBC_CHUNKS="0" is not a whole number in \[1, 64\]' &&
         echo "$out" | grep -q 'TNBC_TRACE_KEYS="99" is not a whole number in \[0, 15\]' ||
         { echo "$out"; return 1; }

@@ -348,6 +348,38 @@ def test_play_out_block_needed_whole_at_its_tail():
           "the tail changes the play-out, not the terms")
 
 
+def keyed_tail_trace(name, guard):
+    # stream_trace's calls with the tail 10 us into the remote block's
+    # reading, four invocations, of which the trace saw the tail in the
+    # first only: under protection keys it records tails in each site's
+    # first TNBC_TRACE_TAIL_CALLS traced calls (meta trace_guard "keys").
+    t = mktrace.Trace(db(name))
+    t.runs(2, copy_bw=2 * MB / 2e-6)
+    t.db.execute("INSERT INTO meta VALUES ('trace_guard', ?)", (guard,))
+    for inv in range(4):
+        for r in range(2):
+            t.ordered_call(r, SITE, "alltoall", 2, MB, [1 - r, r], 0, TCOMM, 0, 100_000,
+                           tails={1 - r: 10_000} if inv == 0 else None)
+    t.site(0, SITE, "alltoall", 50, 4)
+    t.close()
+    return site_of(analyze(db(name)), "alltoall")["model"]
+
+
+def test_keyed_trace_carries_tails_to_later_calls():
+    # Keyed: the later calls take the first call's tail (the block needed
+    # whole 10 us into its reading), and the site saves what
+    # test_play_out_block_needed_whole_at_its_tail's tailed trace does.
+    # Closed with mprotect, a call without a tail had none to see (the
+    # code never reached the block's last page before its next call):
+    # those three are read once, front to back, and set the lower median.
+    keyed = keyed_tail_trace("keytail", "keys")
+    close(keyed["saving_call_ns"], 100_000 - 90_000 - 312.5 - keyed["tinit_ns"],
+          what="keyed: tails carried from the first call")
+    plain = keyed_tail_trace("mptail", "mprotect")
+    close(plain["saving_call_ns"], 100_000 - 3125 - plain["tinit_ns"],
+          what="mprotect: untailed calls read once")
+
+
 def critical_path_trace(name, rank1_reaches_last):
     # Two invocations, 10 ms apart. Rank 0 reads blocks 0, 1 from 1.5 ms
     # after its return, one every 100 us: it hides Tcomm - Tinit = 0.9 ms
