@@ -31,6 +31,9 @@ struct learn_rec {
     atomic_int next_ord;
     int64_t *ord;            /* [nsub] first-touch rank, -1: not touched */
     int64_t *tick;           /* [nsub] program ticks of the touch or need */
+    int64_t *tail;           /* [nsub] program ticks of its tail page's first touch, 0: none
+                                (GUARD_TAIL: a block read in several passes is needed whole
+                                within its first) */
     unsigned char *need;     /* [nsub] released by io/mpi/reuse/free/finalize: needed then */
     char *cover;             /* [nsub] the trace's guard code ('g', 'p', 'e', 'm') */
     int used;                /* holds a call (guard armed or not) */
@@ -283,7 +286,9 @@ static void learn_hook(struct tnbc_guard *g, int sub, enum tnbc_guard_event ev,
                        enum tnbc_release_reason why, uint64_t tick)
 {
     struct learn_rec *r = g->user;
-    if (ev != TNBC_EV_RELEASE) {
+    if (ev == TNBC_EV_TAIL) {
+        r->tail[sub] = (int64_t)tick;
+    } else if (ev != TNBC_EV_RELEASE) {
         r->ord[sub] = atomic_fetch_add(&r->next_ord, 1);
         r->tick[sub] = (int64_t)tick;
     } else if (why == TNBC_REL_IO || why == TNBC_REL_MPI || why == TNBC_REL_REUSE ||
@@ -319,6 +324,7 @@ static void rec_free(struct learn_rec *r)
     tnbc_layout_free(&r->layout);
     free(r->ord);
     free(r->tick);
+    free(r->tail);
     free(r->need);
     free(r->cover);
     memset(r, 0, sizeof *r);
@@ -373,9 +379,10 @@ static void take_record(struct learn_rec *r, const struct tnbc_args *a, int64_t 
     int n = r->layout.recv.nsub;
     r->ord = malloc((size_t)(n ? n : 1) * sizeof *r->ord);
     r->tick = calloc((size_t)(n ? n : 1), sizeof *r->tick);
+    r->tail = calloc((size_t)(n ? n : 1), sizeof *r->tail);
     r->need = calloc((size_t)(n ? n : 1), 1);
     r->cover = malloc((size_t)(n ? n : 1));
-    if (!r->ord || !r->tick || !r->need || !r->cover || n == 0) {
+    if (!r->ord || !r->tick || !r->tail || !r->need || !r->cover || n == 0) {
         free(r->ord);
         r->ord = NULL;         /* no sub-message records */
         return;
@@ -391,7 +398,8 @@ static void take_record(struct learn_rec *r, const struct tnbc_args *a, int64_t 
     struct tnbc_guard *g = &r->guard;
     g->layout = &r->layout.recv;
     g->closed_prot = PROT_NONE;
-    g->flags = GUARD_PRETOUCH;  /* as the trace: the reads keep their pace */
+    g->flags = GUARD_PRETOUCH | GUARD_TAIL;   /* as the trace: the reads keep their pace,
+                                                  and a block's end is seen */
     g->hook = learn_hook;
     g->landed = NULL;
     g->user = r;
@@ -433,7 +441,7 @@ enum { HDR_WORLD, HDR_COMM_RANK, HDR_NODE, HDR_NCALLS, HDR_TSC_HZ, HDR_COPY_BW, 
        HDR_UNGUARDABLE, HDR_MPROTECT_PAGE, HDR_RETOUCH, HDR_INTS };
 enum { CALL_INV, CALL_ROOT, CALL_NSUB, CALL_CHUNKS, CALL_SEND, CALL_RECV, CALL_BLOCK,
        CALL_ENTRY, CALL_RET, CALL_NREC, CALL_NSPAN, CALL_INTS };
-enum { SUB_IDX, SUB_BYTES, SUB_GUARD, SUB_TOUCHED, SUB_ORD, SUB_TSC, SUB_NEED, SUB_INTS };
+enum { SUB_IDX, SUB_BYTES, SUB_GUARD, SUB_TOUCHED, SUB_ORD, SUB_TSC, SUB_NEED, SUB_TAIL, SUB_INTS };
 
 static int64_t dbits(double v)
 {
@@ -447,6 +455,15 @@ static double bitsd(int64_t b)
     double v;
     memcpy(&v, &b, sizeof v);
     return v;
+}
+
+/* A tick `skew` times as far after the call's return (tests only: 1
+ * elsewhere); 0, no tick, stays 0. */
+static int64_t skewed(int64_t tick, uint64_t ret, double skew)
+{
+    if (!tick || skew == 1)
+        return tick;
+    return (int64_t)ret + (int64_t)((double)(tick - (int64_t)ret) * skew);
 }
 
 /* Measured once, by autotune_configure; where the machine decides every
@@ -530,10 +547,9 @@ static int64_t *pack_records(const struct auto_site *s, int comm_rank, int comm_
             p[SUB_GUARD] = r->cover[j];
             p[SUB_TOUCHED] = r->ord[j] >= 0;
             p[SUB_ORD] = r->ord[j];
-            p[SUB_TSC] = r->tick[j] && skew != 1
-                             ? (int64_t)r->ret + (int64_t)((double)(r->tick[j] - (int64_t)r->ret) * skew)
-                             : r->tick[j];
+            p[SUB_TSC] = skewed(r->tick[j], r->ret, skew);
             p[SUB_NEED] = r->need[j];
+            p[SUB_TAIL] = skewed(r->tail[j], r->ret, skew);
         }
         for (int j = 0; j < r->nspan; j++, p += 2) {
             p[0] = r->span[j][0];
@@ -709,7 +725,8 @@ static char *analyze_records(const int64_t *all, const int *len, int p, const ch
                     subs[j] = (struct an_sub){ .idx = (int)q[SUB_IDX], .bytes = q[SUB_BYTES],
                                                .guard = (char)q[SUB_GUARD],
                                                .touched = (int)q[SUB_TOUCHED], .ord = q[SUB_ORD],
-                                               .tsc = q[SUB_TSC], .need = (int)q[SUB_NEED] };
+                                               .tsc = q[SUB_TSC], .need = (int)q[SUB_NEED],
+                                               .tail_tsc = q[SUB_TOUCHED] ? q[SUB_TAIL] : 0 };
                 if (an_call_digest(&t, &s, c, subs, nrec, NULL) < 0)
                     goto out;
                 q = spans + 2 * nspan;
