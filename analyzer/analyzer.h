@@ -100,9 +100,10 @@ struct an_trace {
     struct an_span *spans;
     int nspans;
     int schema_version; /* meta's, 1 to TNBC_SCHEMA_VERSION */
-    /* meta trace_guard begins "keys": calls past each site's first
-     * TNBC_TRACE_TAIL_CALLS recorded no tails (struct an_tails). */
-    int keyed_tails;
+    /* meta trace_tail_calls: a site's traced calls from this invocation
+     * on watched no tail pages (struct an_tails); -1: every one did (a
+     * trace made before the row). */
+    int64_t tail_calls;
     int world_size;
     int nranks;      /* ranks present in `run` */
     struct an_rank *ranks; /* [world_size] */
@@ -260,20 +261,21 @@ int an_sub_by_ord(const void *a, const void *b);
 /* s->world, from the site's calls (its communicator's members), and
  * s->crowded; 0, or -1 out of memory. Before the site's calls are digested. */
 int an_site_world(const struct an_trace *t, struct an_site *s);
-/* Tail shares carried from a rank's calls whose tail pages the trace saw
- * to its later calls at the same site where it could not see them: a
- * trace under protection keys records tails in each site's first
- * TNBC_TRACE_TAIL_CALLS traced calls only (docs/trace.md, "Tail pages").
- * Per read position, the smallest share seen (model.c, need_shares); for
- * one site's calls in (rank, invocation) order. Owned by the caller:
- * zeroed to start, an_tails_free after. */
+/* Tail shares carried from a rank's calls whose tail pages the trace
+ * watched to its later calls at the same site: the trace watches them in
+ * each site's first TNBC_TRACE_TAIL_CALLS traced calls only (docs/trace.md,
+ * "Tail pages"). Per read position, the smallest share seen (model.c,
+ * need_shares); for one site's calls in (rank, invocation) order. Owned
+ * by the caller: zeroed with `calls` set to start, an_tails_free after. */
 struct an_tails {
-    int rank;          /* whose shares these are; -1: none yet */
+    int64_t calls;     /* invocations below this one watched tails */
+    int rank;          /* whose shares these are (n == 0: none yet) */
     int n, cap;
     double *share;     /* [n] by read position; 1: needed at the end of its reading */
 };
 void an_tails_free(struct an_tails *m);
-/* tails: NULL, or where the trace could not see every call's tails. */
+/* tails: NULL where every traced call watched its tails (a trace without
+ * meta trace_tail_calls). */
 int an_call_digest(const struct an_trace *t, const struct an_site *s, struct an_call *c,
                    struct an_sub *subs, int n, struct an_tails *tails);
 

@@ -398,26 +398,20 @@ void an_tails_free(struct an_tails *m)
     *m = (struct an_tails){ 0 };
 }
 
-/* Where the trace saw a tail of this call (a touched block's tail_tsc),
- * its shares are remembered by read position, the smallest per position
- * over the rank's calls so far; where it saw none, the remembered ones
- * stand in for need_shares' 1 (struct an_tails: a trace under protection
- * keys sees tails in a site's first calls only). The play-out of
- * bench/ordinary --passes 64 at 2 x 1 and 1 Gbit/s from such a trace
- * took its blocks as read once and saved 2.9 ms per call, where the
- * tuned run lost 0.5 ms. Out of memory: nothing remembered, and the
- * later calls are read once, as without tails. */
-static void carry_tails(struct an_tails *m, const struct an_call *c, const struct an_sub **t,
-                        int k, double *nf)
+/* A call that watched its tails (invocation below m->calls) leaves its
+ * shares, by read position, the smallest per position over the rank's
+ * calls so far; a later one takes them in place of need_shares' 1 (struct
+ * an_tails). Taken as read once, the blocks of bench/ordinary --passes 64
+ * (each read 64 times over) were played out at 2 x 1 and 1 Gbit/s as
+ * saving 2.9 ms per call, where the tuned run lost 0.5 ms. Out of memory:
+ * nothing remembered, and the later calls are read once. */
+static void carry_tails(struct an_tails *m, const struct an_call *c, int k, double *nf)
 {
-    int seen = 0;
-    for (int i = 0; i < k; i++)
-        seen |= t[i]->tail_tsc > 0;
     if (m->rank != c->rank) {
         m->rank = c->rank;
         m->n = 0;
     }
-    if (!seen) {
+    if (c->invocation >= m->calls) {
         for (int i = 0; i < k && i < m->n; i++)
             nf[i] = m->share[i];
         return;
@@ -567,7 +561,7 @@ double an_call_own_overlap(const struct an_call *c, const struct an_sub *subs, i
     if (k > 0)
         need_shares(t, k, r->tsc_hz, read_times(c, t, k, r->tsc_hz, rd), rd, nf);
     if (tails)
-        carry_tails(tails, c, t, k, nf);
+        carry_tails(tails, c, k, nf);
     for (int i = 0; i < k; i++)
         plain_reads += rd[i];
     *reads_ns = plain_reads;

@@ -9,6 +9,7 @@
 #include "analyzer.h"
 
 #include <limits.h>
+#include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -59,20 +60,29 @@ static int prepare_site(struct an_trace *t, const struct an_site *s, const char 
     return 0;
 }
 
-/* How the trace closed receive pages (meta trace_guard, written at
- * MPI_Finalize; docs/schema.md): under protection keys ("keys...") only
- * each site's first TNBC_TRACE_TAIL_CALLS traced calls saw tail pages,
- * and the later ones take their shares (struct an_tails). Absent (a trace
- * older than the row, or hand-made): every call as recorded. */
-static int read_guard_kind(struct an_trace *t, char *err, size_t errlen)
+/* How many of each site's traced calls watched tail pages (meta
+ * trace_tail_calls, docs/schema.md): the later ones take their shares
+ * (struct an_tails). Absent (a trace made before the row, or by hand):
+ * every call as recorded. */
+static int read_tail_calls(struct an_trace *t, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    t->keyed_tails = 0;
-    if (prepare(t, "SELECT value FROM meta WHERE key='trace_guard'", &st, err, errlen) < 0)
+    char v[32] = "";
+    t->tail_calls = -1;
+    if (prepare(t, "SELECT value FROM meta WHERE key='trace_tail_calls'", &st, err, errlen) < 0)
         return -1;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        t->keyed_tails = strncmp((const char *)sqlite3_column_text(st, 0), "keys", 4) == 0;
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    if (found && sqlite3_column_text(st, 0))
+        snprintf(v, sizeof v, "%s", (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
+    if (!found)
+        return 0;
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (!v[0] || *end || errno || n < 0)
+        return terr(t, err, errlen, "damaged: meta trace_tail_calls '%s' is not a count", v);
+    t->tail_calls = n;
     return 0;
 }
 
@@ -117,7 +127,7 @@ static int check_schema(struct an_trace *t, char *err, size_t errlen)
         return terr(t, err, errlen, "trace schema_version %s, this analyzer reads versions 1 to %d",
                     ver, TNBC_SCHEMA_VERSION);
     t->schema_version = ver[0] - '0';
-    return read_guard_kind(t, err, errlen);
+    return read_tail_calls(t, err, errlen);
 }
 
 static int finite_nonneg(double v) { return isfinite(v) && v >= 0; }
@@ -703,13 +713,13 @@ struct sub_batch {
     struct an_call *call;
     struct an_sub *subs;
     int n, cap;
-    struct an_tails tails;   /* used where an_trace.keyed_tails */
+    struct an_tails tails;   /* used where an_trace.tail_calls >= 0 */
 };
 
 static int batch_flush(const struct an_trace *t, struct sub_batch *b)
 {
     int rc = b->call ? an_call_digest(t, b->site, b->call, b->subs, b->n,
-                                      t->keyed_tails ? &b->tails : NULL)
+                                      t->tail_calls >= 0 ? &b->tails : NULL)
                      : 0;
     b->call = NULL;
     b->n = 0;
@@ -752,7 +762,7 @@ static int load_subs(struct an_trace *t, struct an_site *s, char *err, size_t er
     if (prepare_site(t, s, sql, &st, err, errlen) < 0)
         return -1;
     int rc, hint = 0;
-    struct sub_batch b = {.site = s};
+    struct sub_batch b = {.site = s, .tails = {.calls = t->tail_calls}};
     if (an_site_world(t, s) < 0) {
         sqlite3_finalize(st);
         return terr(t, err, errlen, "out of memory");

@@ -66,7 +66,6 @@ struct site_stats {
                              protect (a stack, shared, huge-page or RMA window memory) */
     int64_t stepped;    /* traced calls armed with single steps allowed on pages
                            whose sub-messages have none of their own */
-    int64_t tailed;     /* traced calls whose receive side was armed for tails */
     int dirty;
 };
 
@@ -140,6 +139,8 @@ int tnbc_mode_init(int provided)
     tnbc_db_meta(T.db, "chunks", v);
     snprintf(v, sizeof v, "%ld", T.max_calls);
     tnbc_db_meta(T.db, "trace_max_calls", v);
+    snprintf(v, sizeof v, "%ld", T.tail_calls);
+    tnbc_db_meta(T.db, "trace_tail_calls", v);
     tnbc_db_commit(T.db);
     T.on = 1;
     return 1;
@@ -387,27 +388,30 @@ static void record_call(struct traced_call *tc, const struct tnbc_args *a, const
  * TNBC_TRACE_STEP_CALLS calls that can step give the exact order on shared
  * pages; later ones record, on each shared page, the sub-message touched
  * first there and release the others (`limit`). */
-static void arm(struct traced_call *tc, int side, struct site_stats *st)
+static void arm(struct traced_call *tc, int side, struct site_stats *st, int invocation)
 {
     struct tnbc_guard *g = &tc->guard[side];
     g->layout = side == RECV ? &tc->layout.recv : &tc->layout.send;
     g->closed_prot = side == RECV ? PROT_NONE : PROT_READ;
     g->flags = GUARD_PRETOUCH;      /* the program's reads keep their pace */
-    /* Receive side: tails (guard.h), which a keyed guard cannot keep
-     * closed; so a site's first TNBC_TRACE_TAIL_CALLS traced calls close
-     * with mprotect and see them, and the later ones close with keys where
-     * they work (no mprotect per call) and take the first ones' tails in
-     * the analysis (analyzer.h, struct an_tails). */
+    /* Receive side: a site's first TNBC_TRACE_TAIL_CALLS traced calls see
+     * tails (guard.h), closed with mprotect (a keyed guard cannot keep a
+     * tail closed); the later ones, whose tails the analysis takes from
+     * those (analyzer.h, struct an_tails), see none and close with keys
+     * where they work. A tail costs a fault and two mprotects per block
+     * (docs/trace.md, "Cost"). */
     if (side == RECV) {
-        g->flags |= GUARD_TAIL;
-        if (st->tailed >= T.tail_calls)
+        if (invocation < T.tail_calls) {
+            g->flags |= GUARD_TAIL;
+            if (g->layout->base && tnbc_gkeys_kept())
+                /* An earlier keyed call's keys kept on these pages go
+                 * first: a keyed arm that took their key back later would
+                 * give them key 0 read-write, opening this guard's closed
+                 * pages. */
+                tnbc_gkeys_released(g->layout->base, g->layout->span, 0);
+        } else {
             g->flags |= GUARD_KEYS;
-        else if (g->layout->base && tnbc_gkeys_kept())
-            /* An earlier keyed call's keys kept on these pages go first: a
-             * keyed arm that took their key back later would give them key
-             * 0 read-write, opening this guard's closed pages. */
-            tnbc_gkeys_released(g->layout->base, g->layout->span, 0);
-        st->tailed++;
+        }
     }
     if (st->stepped >= T.step_calls)
         g->flags |= GUARD_NO_STEP;
@@ -438,7 +442,7 @@ static int after_call(const struct tnbc_args *a, const struct tnbc_site *site,
     }
     st->traced++;
     st->bytes += (int64_t)tc->layout.recv.bytes;
-    arm(tc, RECV, st);
+    arm(tc, RECV, st, invocation);
     /* Memory the guard refused (replay runs such calls blocking too): no
      * read of it is seen, and its calls would look like calls whose data
      * all sits in edge pages. Counted, so that the analyzer can say why
@@ -447,7 +451,7 @@ static int after_call(const struct tnbc_args *a, const struct tnbc_site *site,
         st->unguardable++;
     tc->guard[SEND].layout = &tc->layout.send;   /* read by record_call even when unarmed */
     if (T.guard_send)
-        arm(tc, SEND, st);
+        arm(tc, SEND, st, invocation);
     record_call(tc, a, site->id, invocation, entry, ret);
     tc->next = T.live;
     T.live = tc;

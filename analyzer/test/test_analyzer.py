@@ -348,14 +348,16 @@ def test_play_out_block_needed_whole_at_its_tail():
           "the tail changes the play-out, not the terms")
 
 
-def keyed_tail_trace(name, guard):
+def tail_calls_trace(name, tail_calls):
     # stream_trace's calls with the tail 10 us into the remote block's
-    # reading, four invocations, of which the trace saw the tail in the
-    # first only: under protection keys it records tails in each site's
-    # first TNBC_TRACE_TAIL_CALLS traced calls (meta trace_guard "keys").
+    # reading, four invocations, of which the trace watched the tail in the
+    # first only: it watches tails in each site's first
+    # TNBC_TRACE_TAIL_CALLS traced calls (meta trace_tail_calls; None: a
+    # trace made before the row, whose every call watched them).
     t = mktrace.Trace(db(name))
     t.runs(2, copy_bw=2 * MB / 2e-6)
-    t.db.execute("INSERT INTO meta VALUES ('trace_guard', ?)", (guard,))
+    if tail_calls is not None:
+        t.db.execute("INSERT INTO meta VALUES ('trace_tail_calls', ?)", (tail_calls,))
     for inv in range(4):
         for r in range(2):
             t.ordered_call(r, SITE, "alltoall", 2, MB, [1 - r, r], 0, TCOMM, 0, 100_000,
@@ -365,19 +367,25 @@ def keyed_tail_trace(name, guard):
     return site_of(analyze(db(name)), "alltoall")["model"]
 
 
-def test_keyed_trace_carries_tails_to_later_calls():
-    # Keyed: the later calls take the first call's tail (the block needed
-    # whole 10 us into its reading), and the site saves what
+def test_tails_carried_past_the_watched_calls():
+    # trace_tail_calls 1: the later calls take the first call's tail (the
+    # block needed whole 10 us into its reading), and the site saves what
     # test_play_out_block_needed_whole_at_its_tail's tailed trace does.
-    # Closed with mprotect, a call without a tail had none to see (the
-    # code never reached the block's last page before its next call):
-    # those three are read once, front to back, and set the lower median.
-    keyed = keyed_tail_trace("keytail", "keys")
-    close(keyed["saving_call_ns"], 100_000 - 90_000 - 312.5 - keyed["tinit_ns"],
-          what="keyed: tails carried from the first call")
-    plain = keyed_tail_trace("mptail", "mprotect")
-    close(plain["saving_call_ns"], 100_000 - 3125 - plain["tinit_ns"],
-          what="mprotect: untailed calls read once")
+    # Without the row every call watched its tails, and one without a tail
+    # had none to see (the code never reached the block's last page before
+    # its next call): those three are read once, front to back, and set
+    # the lower median.
+    carried = tail_calls_trace("tailc1", "1")
+    close(carried["saving_call_ns"], 100_000 - 90_000 - 312.5 - carried["tinit_ns"],
+          what="tails carried from the first call")
+    each = tail_calls_trace("tailall", None)
+    close(each["saving_call_ns"], 100_000 - 3125 - each["tinit_ns"],
+          what="every call watched: untailed calls read once")
+
+
+def test_bad_trace_tail_calls():
+    msg = bad_trace("tailcalls", sql("INSERT INTO meta VALUES ('trace_tail_calls', 'two');"))
+    check("meta trace_tail_calls 'two' is not a count" in msg, msg)
 
 
 def critical_path_trace(name, rank1_reaches_last):

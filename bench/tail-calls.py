@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""What a trace under protection keys gives the analyzer, from traces made
-without them: each `make bench-tnbc` run directory's APP.db analyzed as it
-is (every traced call's tails), as a keyed trace has it (tails in each
-site's first TNBC_TRACE_TAIL_CALLS traced calls only, meta trace_guard
-'keys'), and with no tails at all (keys and TNBC_TRACE_TAIL_CALLS=0).
-Prints one line per site: decision and predicted saving per call (ms)
-each way, '<>' where the keyed one differs from all tails.
+"""What watching tail pages in a site's first TNBC_TRACE_TAIL_CALLS traced
+calls only gives the analyzer, from traces that watched them in every
+call: each `make bench-tnbc` run directory's APP.db analyzed as it is, as
+a trace watching the first N calls' tails has it (the later calls' tails
+taken out, meta trace_tail_calls N: the analyzer carries the first ones'),
+and with no tails at all (as read once). Prints one line per site:
+decision and predicted saving per call (ms) each way, '<>' where the
+first calls' tails decide otherwise than every call's.
 
-Usage: bench/keyed-tails.py [--tail-calls N] RUN_DIR...   (BUILD=build)
+Usage: bench/tail-calls.py [--tail-calls N] RUN_DIR...   (BUILD=build)
 The CPU share each run passed to the analysis is read back from its
 APP.model.profile. Works on copies in a temporary directory."""
 import os
@@ -65,7 +66,8 @@ def main(argv):
                 c = sqlite3.connect(db)
                 c.execute("UPDATE touch SET tail_tsc = NULL WHERE call_id IN "
                           "(SELECT call_id FROM call WHERE invocation >= ?)", (tail_calls,))
-                c.execute("INSERT OR REPLACE INTO meta VALUES ('trace_guard', 'keys')")
+                c.execute("INSERT OR REPLACE INTO meta VALUES ('trace_tail_calls', ?)",
+                          (str(tail_calls),))
                 c.commit()
                 ways.append(verdicts(db, share, tmp))
                 c.execute("UPDATE touch SET tail_tsc = NULL")
@@ -74,13 +76,13 @@ def main(argv):
                 ways.append(verdicts(db, share, tmp))
                 for site, every in ways[0].items():
                     total += 1
-                    keyed, none = ways[1][site], ways[2][site]
-                    differing += keyed[0] != every[0]
-                    mark = " <>" if keyed[0] != every[0] else ""
+                    first, none = ways[1][site], ways[2][site]
+                    differing += first[0] != every[0]
+                    mark = " <>" if first[0] != every[0] else ""
                     print(f"{os.path.basename(run.rstrip('/'))} {app:15s} {site[:30]:30s} "
-                          f"all tails {every[0]:3s} {every[1]:8.2f}  keyed {keyed[0]:3s} "
-                          f"{keyed[1]:8.2f}  none {none[0]:3s} {none[1]:8.2f}{mark}")
-    print(f"{total} sites, {differing} decided otherwise with the keyed trace's tails")
+                          f"every call {every[0]:3s} {every[1]:8.2f}  first {tail_calls} {first[0]:3s} "
+                          f"{first[1]:8.2f}  none {none[0]:3s} {none[1]:8.2f}{mark}")
+    print(f"{total} sites, {differing} decided otherwise with the first {tail_calls} calls' tails")
 
 
 if __name__ == "__main__":
