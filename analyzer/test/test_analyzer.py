@@ -1419,6 +1419,29 @@ def test_measured_run_decides_what_it_ran_early():
     check(not s["on"] and "no gain (the model said: regime a" in s["reason"], s["reason"])
 
 
+def test_measured_trial_off_site_needs_a_clear_gain():
+    # The model turned the site off (test_measured_run_decides_what_it_ran_early's
+    # costs); the trial's pairs save 0.1 ms of an 11 ms cycle: under 2%
+    # (AN_MIN_GAIN), as likely noise, it stays off. 0.5 ms (4.5%) turns it on.
+    trace = early_trace("et6", mprotect_ns=5000, fault_ns=10000)
+    def trial(name, early_ms):
+        path = trial_db(name, early_ms, 11, n=2)
+        c = sqlite3.connect(path)
+        for r in range(2):
+            c.execute("INSERT INTO early_cost VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                      (r, SITE, "alltoall", 3, *[3 * 980_000 // 8] * 8, 0, 0))
+        c.commit()
+        c.close()
+        return path
+    s = site_of(analyze_measured(trace, trial("mr13", 10.9)), "alltoall")
+    check(not s["on"] and "median saving per pair 0.1 ms), under the 2% of the blocking "
+          "calls' cycle that turns on a site the model turned off, no gain (the model said: "
+          "no predicted overlap" in s["reason"], s["reason"])
+    s = site_of(analyze_measured(trace, trial("mr14", 10.5)), "alltoall")
+    check(s["on"] and "median saving per pair 0.5 ms), a gain (the model said off" in s["reason"],
+          s["reason"])
+
+
 def test_measured_never_early_turns_off():
     # The model turns the site on; in the measured run the runtime ran all
     # 20 calls blocking for reasons of its own (a buffer with nothing to
