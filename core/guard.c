@@ -325,6 +325,27 @@ static void pretouch(uintptr_t a, uintptr_t b)
         (void)*(volatile const char *)p;
 }
 
+/* Records [a, b)'s pages (within the guard's) as closed or open by this
+ * guard's mprotect (tnbc_guard.page_closed). */
+static void mark_closed(struct tnbc_guard *g, uintptr_t a, uintptr_t b, unsigned char closed)
+{
+    if (!g->page_closed || !clip(g, &a, &b))
+        return;
+    memset(g->page_closed + (a - g->lo) / page_size, closed, (b - a) / page_size);
+}
+
+/* Whether no page of g is closed by its mprotect; under its lock. */
+static int all_pages_open(const struct tnbc_guard *g)
+{
+    size_t n = (g->hi - g->lo) / page_size;
+    if (!g->page_closed)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (g->page_closed[i])
+            return 0;
+    return 1;
+}
+
 /* Opens [a, b) of the guard under its lock. 0, or -1 (see open_whole). */
 static int open_range(struct tnbc_guard *g, uintptr_t a, uintptr_t b)
 {
@@ -347,6 +368,8 @@ static int open_range(struct tnbc_guard *g, uintptr_t a, uintptr_t b)
         atomic_fetch_add(&g->refill_ticks, tnbc_ticks() - t0);
     } else if (rc != 0)
         rc = open_mapped_pages(a, b);
+    if (rc == 0)
+        mark_closed(g, a, b, 0);
     guard_unlock(g, &mask);
     return rc;
 }
@@ -669,8 +692,10 @@ static void on_trap(int sig, siginfo_t *si, void *ctx)
             struct tnbc_guard *g = pend[i].g;
             uintptr_t page = pend[i].page;
             sigset_t mask = guard_lock(g);
-            int open = !g->lifted && !page_ready(g, page) &&
-                       set_prot(g, page, page + page_size, g->closed_prot) != 0;
+            int rearm = !g->lifted && !page_ready(g, page);
+            int open = rearm && set_prot(g, page, page + page_size, g->closed_prot) != 0;
+            if (rearm && !open && !g->keyed)
+                mark_closed(g, page, page + page_size, 1);
             guard_unlock(g, &mask);
             if (open) {       /* could not close it again: its data must be there first */
                 struct expose_arg e = { TNBC_REL_LIMIT, tnbc_program_ticks() };
@@ -954,6 +979,8 @@ static void free_arrays(struct tnbc_guard *g)
     free(g->cover);
     free(g->alone);
     free((void *)g->page_rearms);
+    free(g->page_closed);
+    g->page_closed = NULL;
     free((void *)g->tail);
     g->tail = NULL;
     g->alone = NULL;
@@ -1060,9 +1087,13 @@ static int protect_closed(struct tnbc_guard *g)
             continue;
         if (a > at && raw_mprotect(at, a - at, g->closed_prot) != 0)
             return -1;
+        mark_closed(g, at, a, 1);
         at = b;
     }
-    return at < g->hi ? raw_mprotect(at, g->hi - at, g->closed_prot) : 0;
+    if (at < g->hi && raw_mprotect(at, g->hi - at, g->closed_prot) != 0)
+        return -1;
+    mark_closed(g, at, g->hi, 1);
+    return 0;
 }
 
 int tnbc_layout_whole_pages(const struct tnbc_layout *l, uintptr_t *lo, uintptr_t *hi)
@@ -1087,6 +1118,7 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     g->open = NULL;
     g->cover = NULL;
     g->page_rearms = NULL;
+    g->page_closed = NULL;
     g->tail = NULL;
     g->alone = NULL;
     g->refused = NULL;
@@ -1105,7 +1137,8 @@ long tnbc_guard_arm(struct tnbc_guard *g)
     g->open = calloc((size_t)n, sizeof *g->open);
     g->cover = malloc((size_t)n);
     g->page_rearms = calloc((g->hi - g->lo) / page_size, sizeof *g->page_rearms);
-    if (!g->order || !g->open || !g->cover || !g->page_rearms)
+    g->page_closed = calloc((g->hi - g->lo) / page_size, 1);
+    if (!g->order || !g->open || !g->cover || !g->page_rearms || !g->page_closed)
         goto fail;
     g->max_bytes = 0;
     for (int i = 0; i < n; i++) {
@@ -1159,9 +1192,18 @@ void tnbc_guard_disarm(struct tnbc_guard *g, enum tnbc_release_reason why)
     uint64_t tick = tnbc_program_ticks();
     for (int s = 0; s < g->layout->nsub; s++)
         expose(g, s, TNBC_EV_RELEASE, why, tick);
-    if (open_range(g, g->lo, g->hi) != 0)
-        open_whole(g, tick);
+    /* Every sub-message is open now, so no single step closes a page
+     * again: pages all open stay so from the check to `lifted`. */
+    int opened = 0;
     if (!g->keyed) {
+        sigset_t mask = guard_lock(g);
+        opened = all_pages_open(g);
+        g->lifted = opened;
+        guard_unlock(g, &mask);
+    }
+    if (!opened && open_range(g, g->lo, g->hi) != 0)
+        open_whole(g, tick);
+    if (!g->keyed && !opened) {
         sigset_t mask = guard_lock(g);
         g->lifted = 1;
         guard_unlock(g, &mask);

@@ -136,6 +136,12 @@ struct tnbc_guard {
                                           0 free, 1 held, 2 held and a
                                           thread may sleep on it (guard.c) */
     atomic_int *page_rearms;           /* per protected page: single steps */
+    /* Per protected page, 1 while this guard's mprotect holds it closed
+     * (not keyed); changed under `lock` once armed. The lift skips its
+     * mprotect where none is: a traced call's blocks, all touched, left
+     * every page open, and opening them again cost one system call of
+     * the four per traced call. */
+    unsigned char *page_closed;
     /* GUARD_TAIL: per sub, its tail page while not yet touched, else 0
      * (NULL: no tails). */
     _Atomic uintptr_t *tail;

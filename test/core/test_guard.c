@@ -497,6 +497,42 @@ static void test_disarm_releases_rest(void **state)
     expect_event(4, 3, TNBC_EV_WRITE, 0);
 }
 
+/* The lift changes only pages the guard still holds closed: where every
+ * page opened at its sub-messages' touches, it makes no system call (a
+ * page the test itself made read-only since stays so), and a page still
+ * closed (a tail never reached, a shared page stepped and closed again)
+ * is opened. */
+static void test_lift_opens_only_closed_pages(void **state)
+{
+    (void)state;
+    char *b = guarded_pages(4, 4, ps, PROT_NONE, 0);
+    for (int i = 0; i < 4; i++)
+        (void)rd(b + (size_t)i * ps);
+    assert_int_equal(mprotect(b + 2 * ps, ps, PROT_READ), 0);     /* not through the guard */
+    tnbc_guard_disarm(&F.g, TNBC_REL_DONE);
+    assert_int_equal(prot_at(b + 2 * ps), PROT_READ);
+    assert_int_equal(prot_at(b + 3 * ps), RW);
+    assert_int_equal(mprotect(b, 4 * ps, RW), 0);
+
+    setup_guard(&F.g, even_layout(b, 1, 4 * ps), PROT_NONE, GUARD_TAIL);
+    assert_true(tnbc_guard_arm(&F.g) > 0);
+    (void)rd(b);                                                  /* its tail, page 3, stays closed */
+    assert_int_equal(prot_at(b + 2 * ps), RW);
+    assert_int_equal(prot_at(b + 3 * ps), PROT_NONE);
+    tnbc_guard_disarm(&F.g, TNBC_REL_DONE);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(prot_at(b + (size_t)i * ps), RW);
+
+    size_t q = ps / 4;                                            /* one page, four sub-messages */
+    setup_guard(&F.g, even_layout(b, 4, q), PROT_NONE, 0);
+    assert_true(tnbc_guard_arm(&F.g) > 0);
+    (void)rd(b + q + 1);                                          /* stepped, closed again */
+    assert_int_equal(prot_at(b), PROT_NONE);
+    tnbc_guard_disarm(&F.g, TNBC_REL_DONE);
+    assert_int_equal(prot_at(b), RW);
+    assert_int_equal(rd(b + 3 * q), pattern(3 * q));
+}
+
 /* GUARD_WAIT_NEIGHBOURS (replay): a touch on a shared page releases the
  * other closed sub-messages on it (reason neighbour) instead of stepping. */
 static void test_wait_neighbours(void **state)
@@ -1418,6 +1454,7 @@ int main(void)
         T(test_release_range_subpage),
         T(test_release_part_of_a_sub),
         T(test_disarm_releases_rest),
+        T(test_lift_opens_only_closed_pages),
         T(test_wait_neighbours),
         T(test_open_sub),
         T(test_open_sub_interleaved),
