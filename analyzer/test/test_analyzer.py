@@ -1394,20 +1394,27 @@ def test_measured_early_return_is_tinit():
           140_000, rel=1e-6, what="Tinit without the table")
 
 
+def timed_trial_db(name, early_ms, blocking_ms):
+    """trial_db's run on 2 ranks with its early returns timed at 980 us
+    each (3 per rank, in eight equal steps): enough, with early_trace's
+    costs, for the model to turn regime a's site off."""
+    path = trial_db(name, early_ms, blocking_ms, n=2)
+    c = sqlite3.connect(path)
+    for r in range(2):
+        c.execute("INSERT INTO early_cost VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                  (r, SITE, "alltoall", 3, *[3 * 980_000 // 8] * 8, 0, 0))
+    c.commit()
+    c.close()
+    return path
+
+
 def test_measured_run_decides_what_it_ran_early():
     # With 980 us per early return timed, the model turns regime a's site
     # off (Tinit 1010 us >= Tcomm); the trial run that timed them had its
     # cycle 8 ms after early calls against 11 ms after blocking ones: on,
     # the model's reason kept beside the measurement.
     trace = early_trace("et5", mprotect_ns=5000, fault_ns=10000)
-    trial = trial_db("mr7", 8, 11, n=2)
-    db_ = sqlite3.connect(trial)
-    for r in range(2):
-        db_.execute("INSERT INTO early_cost VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (r, SITE, "alltoall", 3, *[3 * 980_000 // 8] * 8, 0, 0))
-    db_.commit()
-    db_.close()
-    s = site_of(analyze_measured(trace, trial), "alltoall")
+    s = site_of(analyze_measured(trace, timed_trial_db("mr7", 8, 11)), "alltoall")
     check(s["on"] and s["reason"].startswith(
         "measured in replay: 8.0 ms from call to call against 11.0 ms after its blocking calls "
         "in the same trial run (means of 2 pairs of calls that differ in this site alone; "
@@ -1424,20 +1431,11 @@ def test_measured_trial_off_site_needs_a_clear_gain():
     # costs); the trial's pairs save 0.1 ms of an 11 ms cycle: under 2%
     # (AN_MIN_GAIN), as likely noise, it stays off. 0.5 ms (4.5%) turns it on.
     trace = early_trace("et6", mprotect_ns=5000, fault_ns=10000)
-    def trial(name, early_ms):
-        path = trial_db(name, early_ms, 11, n=2)
-        c = sqlite3.connect(path)
-        for r in range(2):
-            c.execute("INSERT INTO early_cost VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                      (r, SITE, "alltoall", 3, *[3 * 980_000 // 8] * 8, 0, 0))
-        c.commit()
-        c.close()
-        return path
-    s = site_of(analyze_measured(trace, trial("mr13", 10.9)), "alltoall")
+    s = site_of(analyze_measured(trace, timed_trial_db("mr13", 10.9, 11)), "alltoall")
     check(not s["on"] and "median saving per pair 0.1 ms), under the 2% of the blocking "
           "calls' cycle that turns on a site the model turned off, no gain (the model said: "
           "no predicted overlap" in s["reason"], s["reason"])
-    s = site_of(analyze_measured(trace, trial("mr14", 10.5)), "alltoall")
+    s = site_of(analyze_measured(trace, timed_trial_db("mr14", 10.5, 11)), "alltoall")
     check(s["on"] and "median saving per pair 0.5 ms), a gain (the model said off" in s["reason"],
           s["reason"])
 
