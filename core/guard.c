@@ -1193,17 +1193,16 @@ void tnbc_guard_disarm(struct tnbc_guard *g, enum tnbc_release_reason why)
     for (int s = 0; s < g->layout->nsub; s++)
         expose(g, s, TNBC_EV_RELEASE, why, tick);
     /* Every sub-message is open now, so no single step closes a page
-     * again: pages all open stay so from the check to `lifted`. */
+     * again: pages all open stay so until `lifted`. */
     int opened = 0;
     if (!g->keyed) {
         sigset_t mask = guard_lock(g);
         opened = all_pages_open(g);
-        g->lifted = opened;
         guard_unlock(g, &mask);
     }
     if (!opened && open_range(g, g->lo, g->hi) != 0)
         open_whole(g, tick);
-    if (!g->keyed && !opened) {
+    if (!g->keyed) {
         sigset_t mask = guard_lock(g);
         g->lifted = 1;
         guard_unlock(g, &mask);
