@@ -28,7 +28,6 @@ Exit status 1 where an analysis failed."""
 import glob
 import json
 import os
-import re
 import sqlite3
 import subprocess
 import sys
@@ -75,16 +74,7 @@ def reanalyze(run, app, share, work):
         print("reanalyze: %s %s: %s %s" % (run, app, e, err.decode(errors="replace").strip()),
               file=sys.stderr)
         return None
-    sites = {s["site"]: s for s in compare.profile_sites(os.path.join(work, "p"))}
-    site = None
-    for line in open(os.path.join(work, "p")):
-        w = line.split()
-        if w[:1] == ["site"]:
-            site = w[1]
-        elif w[:1] == ["decision"] and site in sites:
-            m = re.search(r"median saving per pair (-?[0-9.]+) ms", line)
-            sites[site]["trial_ms"] = float(m.group(1)) if m else None
-    return sites
+    return {s["site"]: s for s in compare.profile_sites(os.path.join(work, "p"))}
 
 
 def one_run(run, work):
