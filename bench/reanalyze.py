@@ -33,11 +33,23 @@ import subprocess
 import sys
 import tempfile
 from importlib.machinery import SourceFileLoader
+from importlib.util import module_from_spec, spec_from_loader
 
 BUILD = os.environ.get("BUILD", "build")
 BIN = os.path.join(BUILD, "bin")
-compare = SourceFileLoader("tnbc_compare", os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                        "tnbc-compare")).load_module()
+
+
+def load_compare():
+    """bench/tnbc-compare (a script without .py) as a module: its profile
+    parser is the one both tools read profiles with."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tnbc-compare")
+    loader = SourceFileLoader("tnbc_compare", path)
+    module = module_from_spec(spec_from_loader("tnbc_compare", loader))
+    loader.exec_module(module)
+    return module
+
+
+compare = load_compare()
 
 
 def shape(db):
@@ -55,8 +67,9 @@ def ratio(measured, predicted):
 
 
 def reanalyze(run, app, share, work):
-    """This build's predicted saving per call (ms) of the sites `on` lists,
-    or None where the analysis failed (said on stderr)."""
+    """This build's analysis of the run's trace: its sites by name, as
+    tnbc-compare's profile_sites reads them; None where the analysis
+    failed (said on stderr)."""
     db, trial = os.path.join(run, app + ".db"), os.path.join(run, app + "-trial.d")
     args = [os.path.join(BIN, "tnbc-analyze"), db, "-o", os.path.join(work, "p"),
             "--comm-cpu-share", "%.6f" % share, "-q"]
@@ -80,7 +93,8 @@ def reanalyze(run, app, share, work):
 def one_run(run, work):
     """Prints the run's lines; False where an analysis failed."""
     try:
-        summary = json.load(open(os.path.join(run, "summary.json")))
+        with open(os.path.join(run, "summary.json")) as f:
+            summary = json.load(f)
     except (OSError, ValueError):
         return True
     if not isinstance(summary, dict):
@@ -93,7 +107,8 @@ def one_run(run, work):
     ok = True
     for app, m in sorted(modes.items()):
         on = [s for s in compare.profile_sites(os.path.join(run, app + ".profile")) if s["on"]]
-        if "plain" not in m or "tuned" not in m or not on or not os.path.exists(os.path.join(run, app + ".db")):
+        if ("plain" not in m or "tuned" not in m or not on
+                or not os.path.exists(os.path.join(run, app + ".db"))):
             continue
         measured = (m["plain"]["t_total_median"] - m["tuned"]["t_total_median"]) * 1e3
         stored = sum(s["saving_call_ns"] for s in on) / 1e6
@@ -105,10 +120,12 @@ def one_run(run, work):
         same = {s["site"] for s in on} == {k for k, v in now.items() if v["on"]}
         pairs = [now.get(s["site"], {}).get("trial_ms") for s in on]
         trial = sum(pairs) if pairs and None not in pairs else float("nan")
+        decisions = ("same" if same else "differs") + \
+            ("" if os.path.isdir(os.path.join(run, app + "-trial.d")) else ",no-trial")
         print("%-17s %-6s %6.1f %-15s %5.2f %8.1f %8.1f %s %8.1f %s %8.1f %s %s" % (
-            os.path.basename(os.path.normpath(run)), shape(os.path.join(run, app + ".db")), tcomm, app, share,
-            measured, stored, ratio(measured, stored), predicted, ratio(measured, predicted),
-            trial, ratio(measured, trial), ("same" if same else "differs") + ("" if os.path.isdir(os.path.join(run, app + "-trial.d")) else ",no-trial")))
+            os.path.basename(os.path.normpath(run)), shape(os.path.join(run, app + ".db")), tcomm,
+            app, share, measured, stored, ratio(measured, stored), predicted,
+            ratio(measured, predicted), trial, ratio(measured, trial), decisions))
     return ok
 
 
