@@ -805,6 +805,33 @@ static void test_program_time_one_clock(void **state)
     assert_true(in_thread <= after);
 }
 
+/* The stall of program time after an over-charge (a handler's kernel
+ * share estimated larger than the time that passed) holds for every
+ * thread: a thread started then reads no earlier a time than the main
+ * thread's last. With a stall per thread the new thread read the
+ * unstalled clock, the over-charge (here 2 ms: a charge reaching back
+ * over the program's run since the last handler) before the main
+ * thread's read; a loaded CI run met it by a preemption at that point. */
+static void test_program_time_one_clock_after_overcharge(void **state)
+{
+    (void)state;
+    tnbc_ticks_lost_since(tnbc_ticks(), 0);              /* a handler exits */
+    uint64_t t = tnbc_ticks(), run = (uint64_t)(tnbc_ticks_hz() * 2e-3);
+    while (tnbc_ticks() - t < run)                        /* the program runs 2 ms */
+        ;
+    (void)tnbc_program_ticks();                           /* and reads its time */
+    tnbc_ticks_lost_since(tnbc_ticks(), UINT64_MAX / 4);  /* a charge back over it all */
+    uint64_t before = tnbc_program_ticks(), in_thread = 0;
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, read_program_time, &in_thread), 0);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    uint64_t after = tnbc_program_ticks();
+    print_message("# main %llu, thread %llu, main %llu\n", (unsigned long long)before,
+                  (unsigned long long)in_thread, (unsigned long long)after);
+    assert_true(before <= in_thread);
+    assert_true(in_thread <= after);
+}
+
 /* A fault that is not ours (a PROT_NONE page nobody guards, an unmapped
  * page) reaches the SIGSEGV handler installed before tnbc_guard_init. */
 static void test_foreign_fault_chained(void **state)
@@ -1467,6 +1494,7 @@ int main(void)
         T(test_program_time),
         T(test_program_time_monotonic),
         T(test_program_time_one_clock),
+        T(test_program_time_one_clock_after_overcharge),
         T(test_foreign_fault_chained),
         T(test_sigaction_interposed),
         T(test_signal_keeps_ours),
