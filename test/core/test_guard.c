@@ -47,11 +47,17 @@ static atomic_int nev;
 
 static uint64_t hook_spin_ticks;   /* test_program_time: work done in the hook */
 
+/* Busy for `ticks`: the program's (or a hook's) own work, on the CPU. */
+static void spin_ticks(uint64_t ticks)
+{
+    for (uint64_t t0 = tnbc_ticks(); tnbc_ticks() - t0 < ticks;)
+        ;
+}
+
 static void hook(struct tnbc_guard *g, int sub, enum tnbc_guard_event ev,
                  enum tnbc_release_reason why, uint64_t tick)
 {
-    for (uint64_t t0 = tnbc_ticks(); tnbc_ticks() - t0 < hook_spin_ticks;)
-        ;
+    spin_ticks(hook_spin_ticks);
     int i = atomic_fetch_add(&nev, 1);
     if (i < MAX_EVENTS)
         evs[i] = (struct event){ g, sub, (int)ev, (int)why, tick };
@@ -763,9 +769,7 @@ static void test_program_time_monotonic(void **state)
 {
     (void)state;
     tnbc_ticks_lost_since(tnbc_ticks(), 0);          /* a handler exits */
-    uint64_t t = tnbc_ticks();
-    while (tnbc_ticks() - t < 1000)                   /* the program runs on */
-        ;
+    spin_ticks(1000);                                 /* the program runs on */
     uint64_t before = tnbc_program_ticks();
     tnbc_ticks_lost_since(tnbc_ticks(), UINT64_MAX / 4); /* the next handler */
     uint64_t after = tnbc_program_ticks();
@@ -803,9 +807,8 @@ static void assert_thread_reads_between(void)
 static void test_program_time_one_clock(void **state)
 {
     (void)state;
-    uint64_t t = tnbc_ticks(), lost = (uint64_t)(tnbc_ticks_hz() * 20e-3);
-    while (tnbc_ticks() - t < lost)
-        ;
+    uint64_t t = tnbc_ticks();
+    spin_ticks((uint64_t)(tnbc_ticks_hz() * 20e-3));
     tnbc_ticks_lost_since(t, 0);              /* 20 ms of "observer" time */
     assert_thread_reads_between();
 }
@@ -821,9 +824,7 @@ static void test_program_time_one_clock_after_overcharge(void **state)
 {
     (void)state;
     tnbc_ticks_lost_since(tnbc_ticks(), 0);              /* a handler exits */
-    uint64_t t = tnbc_ticks(), run = (uint64_t)(tnbc_ticks_hz() * 2e-3);
-    while (tnbc_ticks() - t < run)                        /* the program runs 2 ms */
-        ;
+    spin_ticks((uint64_t)(tnbc_ticks_hz() * 2e-3));       /* the program runs 2 ms */
     (void)tnbc_program_ticks();                           /* and reads its time */
     tnbc_ticks_lost_since(tnbc_ticks(), UINT64_MAX / 4);  /* a charge back over it all */
     assert_thread_reads_between();
