@@ -118,8 +118,7 @@ def one_run(run, work):
             continue
         predicted = sum(now[s["site"]]["saving_call_ns"] / 1e6 for s in on if s["site"] in now)
         same = {s["site"] for s in on} == {k for k, v in now.items() if v["on"]}
-        pairs = [now.get(s["site"], {}).get("trial_ms") for s in on]
-        trial = sum(pairs) if pairs and None not in pairs else float("nan")
+        trial = compare.trial_sum([now.get(s["site"], {}) for s in on])
         decisions = ("same" if same else "differs") + \
             ("" if os.path.isdir(os.path.join(run, app + "-trial.d")) else ",no-trial")
         print("%-17s %-6s %6.1f %-15s %5.2f %8.1f %8.1f %s %8.1f %s %8.1f %s %s" % (
